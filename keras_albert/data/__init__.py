@@ -1,0 +1,1 @@
+"""Data preparation: vocabularies, pretraining instances, task readers."""

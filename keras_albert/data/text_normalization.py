@@ -1,0 +1,17 @@
+"""ALBERT's text normalisation, in Python (for vocabulary training)."""
+
+import re
+import unicodedata
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+def normalize_text(text, lowercase=True):
+    """Collapses whitespace and, if `lowercase`, applies NFKD, strips
+    combining marks and lowercases, as Google's ALBERT `preprocess_text`."""
+    text = _WHITESPACE.sub(" ", text).strip()
+    if lowercase:
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(c for c in text if not unicodedata.combining(c))
+        text = text.lower()
+    return text

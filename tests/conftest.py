@@ -1,0 +1,47 @@
+"""Shared fixtures: a tiny vocabulary and tiny model configs, made here."""
+
+import os
+
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import random
+
+import pytest
+
+_WORDS = (
+    "the a an cat dog bird fish horse mouse house garden river tree road "
+    "city village walks runs sleeps eats sees finds likes loves hates "
+    "quickly slowly happily sadly red green blue small large old young "
+    "emma anne elinor marianne darcy bennet letter dinner ball morning "
+    "evening sister brother father mother friend visit party week year"
+).split()
+
+
+def synthetic_sentences(count=2000, seed=0):
+    """Deterministic English-like sentences for training tiny vocabularies."""
+    rng = random.Random(seed)
+    return [
+        " ".join(rng.choice(_WORDS) for _ in range(rng.randint(3, 12))) + "."
+        for _ in range(count)
+    ]
+
+
+@pytest.fixture(scope="session")
+def sentencepiece_proto():
+    from keras_albert.data.sentencepiece_training import train_sentencepiece
+
+    return train_sentencepiece(synthetic_sentences(), vocabulary_size=80)
+
+
+@pytest.fixture(scope="session")
+def tiny_backbone_config():
+    return dict(
+        vocabulary_size=120,
+        num_layers=2,
+        num_heads=2,
+        embedding_dim=16,
+        hidden_dim=32,
+        intermediate_dim=64,
+        max_sequence_length=32,
+    )
