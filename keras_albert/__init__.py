@@ -1,0 +1,13 @@
+"""keras_albert: ALBERT for Keras 3 on TensorFlow."""
+
+import os
+
+# The package is built and tested on the TensorFlow backend only.
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+from keras_albert import layers  # noqa: E402
+from keras_albert.models.albert_backbone import AlbertBackbone  # noqa: E402
+from keras_albert.models.albert_presets import OFFICIAL_PRESETS  # noqa: E402
+from keras_albert.models.preset_resolution import list_presets  # noqa: E402
+
+__version__ = "0.1.0"

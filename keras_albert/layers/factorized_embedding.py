@@ -1,0 +1,151 @@
+"""ALBERT's factorized embedding: V x E lookups, then an E -> H projection."""
+
+import keras
+from keras import ops
+
+from keras_albert.layers.initializers import albert_kernel_initializer
+from keras_albert.layers.validation import check_positive_int
+from keras_albert.layers.validation import check_rate
+
+
+@keras.saving.register_keras_serializable(package="keras_albert")
+class AlbertFactorizedEmbedding(keras.layers.Layer):
+    """Token, position and segment embeddings at width E, projected to H.
+
+    As in Google's release, the sum of the three embeddings is normalised
+    (LayerNorm, epsilon 1e-12) and dropped out at width E, and only then
+    mapped to the encoder width H (`embedding_hidden_mapping_in`). That keeps
+    the vocabulary matrix at V x E instead of V x H.
+
+    Args:
+        vocabulary_size: int, V.
+        embedding_dim: int, E.
+        hidden_dim: int, H, the width of the projected output.
+        max_sequence_length: int, number of learned positions.
+        num_segments: int, number of segment (token type) ids.
+        dropout: float, dropout rate on the normalised embeddings.
+        layer_norm_epsilon: float.
+        initializer_range: float, stddev of the truncated normal initializer.
+
+    Example:
+    >>> layer = AlbertFactorizedEmbedding(100, 8, 16, max_sequence_length=10)
+    >>> layer(np.ones((2, 5), "int32"), np.zeros((2, 5), "int32")).shape
+    (2, 5, 16)
+    """
+
+    def __init__(
+        self,
+        vocabulary_size,
+        embedding_dim,
+        hidden_dim,
+        max_sequence_length=512,
+        num_segments=2,
+        dropout=0.0,
+        layer_norm_epsilon=1e-12,
+        initializer_range=0.02,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        for name, value in (
+            ("vocabulary_size", vocabulary_size),
+            ("embedding_dim", embedding_dim),
+            ("hidden_dim", hidden_dim),
+            ("max_sequence_length", max_sequence_length),
+            ("num_segments", num_segments),
+        ):
+            check_positive_int(name, value)
+        check_rate("dropout", dropout)
+        self.vocabulary_size = vocabulary_size
+        self.embedding_dim = embedding_dim
+        self.hidden_dim = hidden_dim
+        self.max_sequence_length = max_sequence_length
+        self.num_segments = num_segments
+        self.dropout = dropout
+        self.layer_norm_epsilon = layer_norm_epsilon
+        self.initializer_range = initializer_range
+
+        initializer = albert_kernel_initializer(initializer_range)
+        self.token_embedding = keras.layers.Embedding(
+            vocabulary_size,
+            embedding_dim,
+            embeddings_initializer=initializer,
+            dtype=self.dtype_policy,
+            name="token_embedding",
+        )
+        self.segment_embedding = keras.layers.Embedding(
+            num_segments,
+            embedding_dim,
+            embeddings_initializer=initializer,
+            dtype=self.dtype_policy,
+            name="segment_embedding",
+        )
+        self.layer_norm = keras.layers.LayerNormalization(
+            epsilon=layer_norm_epsilon,
+            dtype=self.dtype_policy,
+            name="layer_norm",
+        )
+        self.dropout_layer = keras.layers.Dropout(
+            dropout, dtype=self.dtype_policy, name="dropout"
+        )
+        self.projection = keras.layers.Dense(
+            hidden_dim,
+            kernel_initializer=initializer,
+            dtype=self.dtype_policy,
+            name="projection",
+        )
+
+    def build(self, token_ids_shape, segment_ids_shape=None):
+        self.token_embedding.build(token_ids_shape)
+        self.segment_embedding.build(token_ids_shape)
+        self.position_embeddings = self.add_weight(
+            name="position_embeddings",
+            shape=(self.max_sequence_length, self.embedding_dim),
+            initializer=albert_kernel_initializer(self.initializer_range),
+        )
+        embedded_shape = tuple(token_ids_shape) + (self.embedding_dim,)
+        self.layer_norm.build(embedded_shape)
+        self.projection.build(embedded_shape)
+        self.built = True
+
+    def call(self, token_ids, segment_ids, training=False):
+        sequence_length = token_ids.shape[-1]
+        if (
+            sequence_length is not None
+            and sequence_length > self.max_sequence_length
+        ):
+            raise ValueError(
+                f"Input sequence length {sequence_length} exceeds "
+                f"`max_sequence_length={self.max_sequence_length}` of this "
+                "model. Truncate the inputs (the preprocessors do this with "
+                "their `sequence_length`) or build a model with a larger "
+                "`max_sequence_length`."
+            )
+        length = ops.shape(token_ids)[-1]
+        positions = ops.slice(
+            self.position_embeddings, (0, 0), (length, self.embedding_dim)
+        )
+        x = self.token_embedding(token_ids)
+        x = x + ops.cast(positions, x.dtype)[None, :, :]
+        x = x + self.segment_embedding(segment_ids)
+        x = self.layer_norm(x)
+        x = self.dropout_layer(x, training=training)
+        return self.projection(x)
+
+    def compute_output_shape(self, token_ids_shape, segment_ids_shape=None):
+        return tuple(token_ids_shape) + (self.hidden_dim,)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "vocabulary_size": self.vocabulary_size,
+                "embedding_dim": self.embedding_dim,
+                "hidden_dim": self.hidden_dim,
+                "max_sequence_length": self.max_sequence_length,
+                "num_segments": self.num_segments,
+                "dropout": self.dropout,
+                "layer_norm_epsilon": self.layer_norm_epsilon,
+                "initializer_range": self.initializer_range,
+            }
+        )
+        return config

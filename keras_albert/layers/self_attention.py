@@ -1,0 +1,122 @@
+"""Full multi-head self-attention, the default ALBERT attention layer."""
+
+import math
+
+import keras
+from keras import ops
+
+from keras_albert.layers.initializers import albert_kernel_initializer
+from keras_albert.layers.validation import check_divisible
+from keras_albert.layers.validation import check_positive_int
+from keras_albert.layers.validation import check_rate
+
+# Added to the scores of padded keys. Scores are always float32 here (see
+# `call`), so this large value is safe even when the model runs in float16 or
+# bfloat16, where -1e9 would overflow.
+MASK_PENALTY = -1e9
+
+
+@keras.saving.register_keras_serializable(package="keras_albert")
+class AlbertSelfAttention(keras.layers.Layer):
+    """Multi-head scaled dot-product self-attention with an output projection.
+
+    The interface every ALBERT attention layer shares (so LSH attention drops
+    in): `call(hidden_states, padding_mask=None, training=False)` with
+    `hidden_states` [batch, seq, hidden] and `padding_mask` [batch, seq]
+    (1/True for real tokens) returns [batch, seq, hidden]. The output
+    projection (`attention_1/output/dense` in Google's checkpoints) is part of
+    the layer; dropout, residual and LayerNorm belong to the caller.
+
+    Args:
+        num_heads: int.
+        hidden_dim: int, divisible by `num_heads`.
+        attention_dropout: float, dropout on the attention probabilities.
+        initializer_range: float.
+
+    Example:
+    >>> layer = AlbertSelfAttention(num_heads=2, hidden_dim=8)
+    >>> layer(np.ones((1, 4, 8), "float32")).shape
+    (1, 4, 8)
+    """
+
+    def __init__(
+        self,
+        num_heads,
+        hidden_dim,
+        attention_dropout=0.0,
+        initializer_range=0.02,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        check_positive_int("num_heads", num_heads)
+        check_positive_int("hidden_dim", hidden_dim)
+        check_divisible("hidden_dim", hidden_dim, "num_heads", num_heads)
+        check_rate("attention_dropout", attention_dropout)
+        self.num_heads = num_heads
+        self.hidden_dim = hidden_dim
+        self.head_dim = hidden_dim // num_heads
+        self.attention_dropout = attention_dropout
+        self.initializer_range = initializer_range
+
+        def dense(name):
+            return keras.layers.Dense(
+                hidden_dim,
+                kernel_initializer=albert_kernel_initializer(initializer_range),
+                dtype=self.dtype_policy,
+                name=name,
+            )
+
+        self.query = dense("query")
+        self.key = dense("key")
+        self.value = dense("value")
+        self.output_dense = dense("output_dense")
+        self.dropout_layer = keras.layers.Dropout(
+            attention_dropout, dtype=self.dtype_policy, name="dropout"
+        )
+
+    def build(self, hidden_states_shape, padding_mask_shape=None):
+        for layer in (self.query, self.key, self.value, self.output_dense):
+            layer.build(hidden_states_shape)
+        self.built = True
+
+    def _split_heads(self, x, batch, length):
+        x = ops.reshape(x, (batch, length, self.num_heads, self.head_dim))
+        return ops.transpose(x, (0, 2, 1, 3))
+
+    def call(self, hidden_states, padding_mask=None, training=False):
+        shape = ops.shape(hidden_states)
+        batch, length = shape[0], shape[1]
+        query = self._split_heads(self.query(hidden_states), batch, length)
+        key = self._split_heads(self.key(hidden_states), batch, length)
+        value = self._split_heads(self.value(hidden_states), batch, length)
+
+        query = query * ops.cast(1.0 / math.sqrt(self.head_dim), query.dtype)
+        scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2)))
+        # Softmax in float32 for stability under mixed precision.
+        scores = ops.cast(scores, "float32")
+        if padding_mask is not None:
+            keep = ops.cast(padding_mask, "float32")[:, None, None, :]
+            scores = scores + (1.0 - keep) * MASK_PENALTY
+        probabilities = ops.softmax(scores, axis=-1)
+        probabilities = ops.cast(probabilities, self.compute_dtype)
+        probabilities = self.dropout_layer(probabilities, training=training)
+
+        context = ops.matmul(probabilities, value)
+        context = ops.transpose(context, (0, 2, 1, 3))
+        context = ops.reshape(context, (batch, length, self.hidden_dim))
+        return self.output_dense(context)
+
+    def compute_output_shape(self, hidden_states_shape, padding_mask_shape=None):
+        return tuple(hidden_states_shape)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "num_heads": self.num_heads,
+                "hidden_dim": self.hidden_dim,
+                "attention_dropout": self.attention_dropout,
+                "initializer_range": self.initializer_range,
+            }
+        )
+        return config

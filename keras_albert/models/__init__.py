@@ -1,0 +1,1 @@
+"""keras-hub roles for ALBERT: backbone, tokenizer, preprocessors, tasks."""

@@ -1,0 +1,197 @@
+"""AlbertBackbone: factorized embedding, shared encoder, pooler."""
+
+import keras
+from keras_hub.models import Backbone
+
+from keras_albert.layers.factorized_embedding import AlbertFactorizedEmbedding
+from keras_albert.layers.heads import AlbertPooler
+from keras_albert.layers.shared_encoder import AlbertEncoder
+from keras_albert.models.preset_resolution import PresetResolutionMixin
+
+
+@keras.saving.register_keras_serializable(package="keras_albert")
+class AlbertBackbone(PresetResolutionMixin, Backbone):
+    """ALBERT encoder network, with every sharing strategy of the paper.
+
+    Inputs are keras-hub's: `token_ids`, `segment_ids`, `padding_mask`
+    (int32 [batch, seq]). Outputs: `sequence_output` [batch, seq, H],
+    `pooled_output` [batch, H] (tanh on the first token) and
+    `encoder_outputs`, the list of every virtual layer's output.
+
+    BERT is the special case `embedding_dim == hidden_dim`, `sharing="none"`
+    (and no projection is needed, but it is kept for one code path).
+
+    Args:
+        vocabulary_size: int, V.
+        num_layers: int, L, number of virtual layers.
+        num_heads: int, divides `hidden_dim`.
+        embedding_dim: int, E.
+        hidden_dim: int, H.
+        intermediate_dim: int, feed-forward width.
+        num_groups: int, G <= L; layer `l` uses group `int(l / L * G)`.
+        num_inner_repetitions: int, blocks per group, run in order.
+        sharing: `"all"`, `"attention"`, `"ffn"` or `"none"`.
+        dropout: float, hidden dropout.
+        attention_dropout: float or None (None: same as `dropout`).
+        max_sequence_length: int, number of learned positions.
+        num_segments: int, number of segment ids.
+        activation: str, feed-forward activation (`"gelu_approximate"`).
+        layer_norm_epsilon: float (1e-12 as Google's release).
+        initializer_range: float.
+        attention: str, attention layer name (`"full"`).
+        attention_kwargs: dict, extra arguments for the attention layer.
+        dtype: dtype or dtype policy.
+
+    Example:
+    >>> backbone = keras_albert.AlbertBackbone(
+    ...     vocabulary_size=100, num_layers=4, num_heads=2, embedding_dim=8,
+    ...     hidden_dim=16, intermediate_dim=32, num_groups=2)
+    >>> outputs = backbone({
+    ...     "token_ids": np.ones((1, 6), "int32"),
+    ...     "segment_ids": np.zeros((1, 6), "int32"),
+    ...     "padding_mask": np.ones((1, 6), "int32")})
+    >>> outputs["pooled_output"].shape
+    (1, 16)
+    """
+
+    def __init__(
+        self,
+        vocabulary_size,
+        num_layers,
+        num_heads,
+        embedding_dim,
+        hidden_dim,
+        intermediate_dim,
+        num_groups=1,
+        num_inner_repetitions=1,
+        sharing="all",
+        dropout=0.0,
+        attention_dropout=None,
+        max_sequence_length=512,
+        num_segments=2,
+        activation="gelu_approximate",
+        layer_norm_epsilon=1e-12,
+        initializer_range=0.02,
+        attention="full",
+        attention_kwargs=None,
+        dtype=None,
+        **kwargs,
+    ):
+        if attention_dropout is None:
+            attention_dropout = dropout
+
+        # === Layers ===
+        self.embeddings = AlbertFactorizedEmbedding(
+            vocabulary_size=vocabulary_size,
+            embedding_dim=embedding_dim,
+            hidden_dim=hidden_dim,
+            max_sequence_length=max_sequence_length,
+            num_segments=num_segments,
+            dropout=dropout,
+            layer_norm_epsilon=layer_norm_epsilon,
+            initializer_range=initializer_range,
+            dtype=dtype,
+            name="embeddings",
+        )
+        self.encoder = AlbertEncoder(
+            num_layers=num_layers,
+            num_heads=num_heads,
+            hidden_dim=hidden_dim,
+            intermediate_dim=intermediate_dim,
+            num_groups=num_groups,
+            num_inner_repetitions=num_inner_repetitions,
+            sharing=sharing,
+            activation=activation,
+            dropout=dropout,
+            attention_dropout=attention_dropout,
+            layer_norm_epsilon=layer_norm_epsilon,
+            initializer_range=initializer_range,
+            attention=attention,
+            attention_kwargs=attention_kwargs,
+            dtype=dtype,
+            name="encoder",
+        )
+        self.pooler = AlbertPooler(
+            hidden_dim,
+            initializer_range=initializer_range,
+            dtype=dtype,
+            name="pooler",
+        )
+
+        # === Functional model ===
+        token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
+        segment_ids = keras.Input(
+            shape=(None,), dtype="int32", name="segment_ids"
+        )
+        padding_mask = keras.Input(
+            shape=(None,), dtype="int32", name="padding_mask"
+        )
+        x = self.embeddings(token_ids, segment_ids)
+        encoder_outputs = self.encoder(x, padding_mask=padding_mask)
+        sequence_output = encoder_outputs[-1]
+        pooled_output = self.pooler(sequence_output)
+        super().__init__(
+            inputs={
+                "token_ids": token_ids,
+                "segment_ids": segment_ids,
+                "padding_mask": padding_mask,
+            },
+            outputs={
+                "sequence_output": sequence_output,
+                "pooled_output": pooled_output,
+                "encoder_outputs": encoder_outputs,
+            },
+            dtype=dtype,
+            **kwargs,
+        )
+
+        # === Config ===
+        self.vocabulary_size = vocabulary_size
+        self.num_layers = num_layers
+        self.num_heads = num_heads
+        self.embedding_dim = embedding_dim
+        self.hidden_dim = hidden_dim
+        self.intermediate_dim = intermediate_dim
+        self.num_groups = num_groups
+        self.num_inner_repetitions = num_inner_repetitions
+        self.sharing = sharing
+        self.dropout = dropout
+        self.attention_dropout = attention_dropout
+        self.max_sequence_length = max_sequence_length
+        self.num_segments = num_segments
+        self.activation = activation
+        self.layer_norm_epsilon = layer_norm_epsilon
+        self.initializer_range = initializer_range
+        self.attention = attention
+        self.attention_kwargs = dict(attention_kwargs or {})
+
+    @property
+    def token_embedding(self):
+        """The V x E word embedding layer (tied by the masked-LM head)."""
+        return self.embeddings.token_embedding
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "vocabulary_size": self.vocabulary_size,
+                "num_layers": self.num_layers,
+                "num_heads": self.num_heads,
+                "embedding_dim": self.embedding_dim,
+                "hidden_dim": self.hidden_dim,
+                "intermediate_dim": self.intermediate_dim,
+                "num_groups": self.num_groups,
+                "num_inner_repetitions": self.num_inner_repetitions,
+                "sharing": self.sharing,
+                "dropout": self.dropout,
+                "attention_dropout": self.attention_dropout,
+                "max_sequence_length": self.max_sequence_length,
+                "num_segments": self.num_segments,
+                "activation": self.activation,
+                "layer_norm_epsilon": self.layer_norm_epsilon,
+                "initializer_range": self.initializer_range,
+                "attention": self.attention,
+                "attention_kwargs": self.attention_kwargs,
+            }
+        )
+        return config

@@ -1,0 +1,169 @@
+"""Turns a preset name or handle into a local keras_albert preset directory.
+
+Order: an existing local directory; a bundled preset (shipped under
+`saved_models/`, no network); an official ALBERT v2 name or alias (needs
+network; the download is converted once into a cached keras_albert preset);
+a `kaggle://` or `hf://` handle. Anything else is an error that lists the
+names we know.
+"""
+
+import os
+import pathlib
+import socket
+import threading
+
+from keras_albert.models.albert_presets import OFFICIAL_PRESETS
+from keras_albert.models.albert_presets import PRESET_ALIASES
+
+_PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[2]
+_REMOTE_SCHEMES = ("kaggle://", "hf://")
+_NETWORK_TIMEOUT_SECONDS = 3.0
+_HOSTS = {"kaggle://": "www.kaggle.com", "hf://": "huggingface.co"}
+
+# Converters from foreign preset formats into keras_albert presets, filled
+# in by `keras_albert.convert` (it depends on us, not the other way round).
+_FOREIGN_PRESET_CONVERTERS = []
+
+
+class PresetNeedsNetworkError(ConnectionError):
+    """A remote preset was asked for and the network cannot be reached."""
+
+
+def register_foreign_preset_converter(can_convert, convert):
+    """Registers `convert(src_dir, dst_dir)` for dirs where `can_convert`."""
+    _FOREIGN_PRESET_CONVERTERS.append((can_convert, convert))
+
+
+def bundled_presets_dir():
+    return pathlib.Path(
+        os.environ.get("KERAS_ALBERT_PRESETS_DIR", _PACKAGE_ROOT / "saved_models")
+    )
+
+
+def bundled_presets():
+    """Names of the presets shipped with the package (offline)."""
+    root = bundled_presets_dir()
+    if not root.is_dir():
+        return ()
+    return tuple(
+        sorted(p.name for p in root.iterdir() if (p / "config.json").is_file())
+    )
+
+
+def list_presets():
+    """Every preset name `from_preset` accepts besides local paths."""
+    return tuple(bundled_presets()) + tuple(OFFICIAL_PRESETS)
+
+
+def cache_dir():
+    return pathlib.Path(
+        os.environ.get(
+            "KERAS_ALBERT_CACHE", pathlib.Path.home() / ".cache" / "keras_albert"
+        )
+    )
+
+
+def network_available(host, timeout=_NETWORK_TIMEOUT_SECONDS):
+    """True if `host:443` accepts a TCP connection within `timeout` seconds.
+
+    Runs in a daemon thread because name resolution has no timeout of its
+    own; a hung resolver must not hang `from_preset`.
+    """
+    result = []
+
+    def probe():
+        try:
+            with socket.create_connection((host, 443), timeout=timeout):
+                result.append(True)
+        except OSError:
+            result.append(False)
+
+    thread = threading.Thread(target=probe, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    return bool(result and result[0])
+
+
+def _unknown_preset_error(preset):
+    return ValueError(
+        f"Unknown preset: preset={preset!r}. It is not a local directory, a "
+        "bundled preset, an official name or a kaggle:// / hf:// handle. "
+        f"Bundled presets (offline): {list(bundled_presets())}. Official "
+        f"presets (need network): {list(OFFICIAL_PRESETS)}; also accepted: "
+        f"{sorted(PRESET_ALIASES)}. Or pass the path of a preset directory "
+        "written by `save_to_preset`."
+    )
+
+
+def _check_local_preset(path):
+    if not (path / "config.json").is_file():
+        raise ValueError(
+            f"Preset directory {str(path)!r} has no config.json, so it is not "
+            "a preset. Write one with `model.save_to_preset(dir)` or convert "
+            "a checkpoint with `python -m keras_albert convert`."
+        )
+    for can_convert, convert in _FOREIGN_PRESET_CONVERTERS:
+        if can_convert(path):
+            converted = cache_dir() / "converted" / path.name
+            if not (converted / "config.json").is_file():
+                convert(str(path), str(converted))
+            return str(converted)
+    return str(path)
+
+
+def _download(handle, name):
+    scheme = next(s for s in _REMOTE_SCHEMES if handle.startswith(s))
+    if not network_available(_HOSTS[scheme]):
+        raise PresetNeedsNetworkError(
+            f"Preset {name!r} is published at {handle} and loading it needs "
+            f"network access to {_HOSTS[scheme]}, which cannot be reached. "
+            "To work offline, download the preset once on a connected "
+            "machine (e.g. `keras_albert.AlbertBackbone.from_preset(...)"
+            ".save_to_preset('albert_dir')`, or `python -m keras_albert "
+            "convert`) and pass the local directory: "
+            "`from_preset('/path/to/albert_dir')`. Bundled presets that work "
+            f"offline: {list(bundled_presets())}."
+        )
+    from keras_hub.src.utils.preset_utils import get_file
+
+    config_path = get_file(handle, "config.json")
+    return pathlib.Path(config_path).parent
+
+
+def resolve_preset(preset):
+    """Returns a local directory holding a keras_albert preset for `preset`.
+
+    Example:
+    >>> resolve_preset("./my_finetuned_albert")  # doctest: +SKIP
+    './my_finetuned_albert'
+    """
+    if not isinstance(preset, (str, os.PathLike)):
+        raise ValueError(
+            "`preset` must be a preset name or a directory path (str). "
+            f"Received: preset={preset!r} of type {type(preset).__name__}"
+        )
+    preset = os.fspath(preset)
+    path = pathlib.Path(preset).expanduser()
+    if path.is_dir():
+        return _check_local_preset(path)
+    if path.exists():
+        raise ValueError(
+            f"`preset` must be a directory, but {preset!r} is a file."
+        )
+    if preset in bundled_presets():
+        return _check_local_preset(bundled_presets_dir() / preset)
+    name = PRESET_ALIASES.get(preset, preset)
+    if name in OFFICIAL_PRESETS:
+        handle = OFFICIAL_PRESETS[name]["kaggle_handle"]
+        return _check_local_preset(_download(handle, name))
+    if preset.startswith(_REMOTE_SCHEMES):
+        return _check_local_preset(_download(preset, preset))
+    raise _unknown_preset_error(preset)
+
+
+class PresetResolutionMixin:
+    """Gives keras-hub classes our preset names, aliases and errors."""
+
+    @classmethod
+    def from_preset(cls, preset, *args, **kwargs):
+        return super().from_preset(resolve_preset(preset), *args, **kwargs)
