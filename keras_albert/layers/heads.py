@@ -105,8 +105,8 @@ class AlbertMaskedLMHead(keras.layers.Layer):
             epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="layer_norm"
         )
 
-    def build(self, sequence_shape, mask_positions_shape=None):
-        gathered_shape = (sequence_shape[0], None, sequence_shape[-1])
+    def build(self, sequence_output_shape, mask_positions_shape=None):
+        gathered_shape = (sequence_output_shape[0], None, sequence_output_shape[-1])
         self.transform.build(gathered_shape)
         self.layer_norm.build(gathered_shape[:-1] + (self.embedding_dim,))
         self.output_bias = self.add_weight(
@@ -124,7 +124,7 @@ class AlbertMaskedLMHead(keras.layers.Layer):
         logits = ops.matmul(x, ops.transpose(embeddings))
         return logits + ops.cast(self.output_bias, x.dtype)
 
-    def compute_output_shape(self, sequence_shape, mask_positions_shape):
+    def compute_output_shape(self, sequence_output_shape, mask_positions_shape):
         return tuple(mask_positions_shape) + (self.vocabulary_size,)
 
     def get_config(self):

@@ -1,0 +1,112 @@
+"""AlbertClassifier: classification or regression on the pooled output."""
+
+import keras
+from keras_hub.models import TextClassifier
+
+from keras_albert.layers.initializers import albert_kernel_initializer
+from keras_albert.layers.validation import check_positive_int
+from keras_albert.layers.validation import check_rate
+from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_text_classifier_preprocessor import (
+    AlbertTextClassifierPreprocessor,
+)
+from keras_albert.models.preset_resolution import PresetResolutionMixin
+
+
+@keras.saving.register_keras_serializable(package="keras_albert")
+class AlbertClassifier(PresetResolutionMixin, TextClassifier):
+    """ALBERT with a dense layer on the pooled ([CLS]) output.
+
+    `num_classes=1` makes it a regressor (STS-B style): one unsquashed
+    output trained with mean squared error. Otherwise it outputs
+    `num_classes` logits trained with sparse categorical cross-entropy.
+
+    Args:
+        backbone: an `AlbertBackbone`.
+        num_classes: int, number of classes; 1 for regression.
+        preprocessor: an `AlbertTextClassifierPreprocessor` or None (then
+            `fit`/`predict` take token_ids/segment_ids/padding_mask).
+        activation: None (logits) or an activation name for the outputs.
+        dropout: float, dropout on the pooled output (0.1 as Google's
+            fine-tuning code).
+
+    Example:
+    >>> classifier = keras_albert.AlbertClassifier.from_preset(
+    ...     "./my_albert_preset", num_classes=4)  # doctest: +SKIP
+    >>> classifier.fit(x=["a text", "another"], y=[0, 3])  # doctest: +SKIP
+    >>> classifier.predict(["raw strings work"])  # doctest: +SKIP
+    """
+
+    backbone_cls = AlbertBackbone
+    preprocessor_cls = AlbertTextClassifierPreprocessor
+
+    def __init__(
+        self,
+        backbone,
+        num_classes,
+        preprocessor=None,
+        activation=None,
+        dropout=0.1,
+        **kwargs,
+    ):
+        check_positive_int("num_classes", num_classes)
+        check_rate("dropout", dropout)
+        # === Layers ===
+        self.backbone = backbone
+        self.preprocessor = preprocessor
+        self.output_dropout = keras.layers.Dropout(
+            dropout, dtype=backbone.dtype_policy, name="output_dropout"
+        )
+        self.output_dense = keras.layers.Dense(
+            num_classes,
+            activation=activation,
+            kernel_initializer=albert_kernel_initializer(
+                backbone.initializer_range
+            ),
+            dtype=backbone.dtype_policy,
+            name="logits",
+        )
+
+        # === Functional model ===
+        inputs = backbone.input
+        pooled = backbone(inputs)["pooled_output"]
+        outputs = self.output_dense(self.output_dropout(pooled))
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+
+        # === Config ===
+        self.num_classes = num_classes
+        self.activation = keras.activations.get(activation)
+        self.dropout = dropout
+
+    @property
+    def is_regression(self):
+        return self.num_classes == 1
+
+    def compile(self, optimizer="auto", loss="auto", *, metrics="auto", **kwargs):
+        """Compiles with fine-tuning defaults.
+
+        Defaults: Adam(1e-5); sparse categorical cross-entropy and accuracy
+        for classification, mean squared error and mean absolute error for
+        regression; `jit_compile=True` (XLA is measurably faster on CPU, GPU
+        and TPU for this model).
+        """
+        if optimizer == "auto":
+            optimizer = keras.optimizers.Adam(1e-5)
+        if self.is_regression:
+            if loss == "auto":
+                loss = keras.losses.MeanSquaredError()
+            if metrics == "auto":
+                metrics = [keras.metrics.MeanAbsoluteError()]
+        kwargs.setdefault("jit_compile", True)
+        super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "num_classes": self.num_classes,
+                "activation": keras.activations.serialize(self.activation),
+                "dropout": self.dropout,
+            }
+        )
+        return config

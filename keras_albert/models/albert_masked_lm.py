@@ -1,0 +1,76 @@
+"""AlbertMaskedLM: the backbone with ALBERT's tied masked-LM head."""
+
+import keras
+from keras_hub.models import MaskedLM
+
+from keras_albert.layers.heads import AlbertMaskedLMHead
+from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_masked_lm_preprocessor import (
+    AlbertMaskedLMPreprocessor,
+)
+from keras_albert.models.preset_resolution import PresetResolutionMixin
+
+
+@keras.saving.register_keras_serializable(package="keras_albert")
+class AlbertMaskedLM(PresetResolutionMixin, MaskedLM):
+    """Masked language model: predicts the tokens at `mask_positions`.
+
+    Inputs are the backbone's plus `mask_positions` [batch, num_masked];
+    outputs are logits [batch, num_masked, vocabulary_size]. The loss
+    averages over real masked positions only (`sample_weight` is 0 for
+    padded predictions), matching Google's `sum(w * CE) / sum(w)`.
+
+    Example:
+    >>> masked_lm = keras_albert.AlbertMaskedLM.from_preset(
+    ...     "./my_albert_preset")  # doctest: +SKIP
+    >>> masked_lm.fit(x=["a text to learn from"], batch_size=1)  # doctest: +SKIP
+    """
+
+    backbone_cls = AlbertBackbone
+    preprocessor_cls = AlbertMaskedLMPreprocessor
+
+    def __init__(self, backbone, preprocessor=None, **kwargs):
+        # === Layers ===
+        self.backbone = backbone
+        self.preprocessor = preprocessor
+        self.masked_lm_head = AlbertMaskedLMHead(
+            token_embedding=backbone.token_embedding,
+            activation=backbone.activation,
+            layer_norm_epsilon=backbone.layer_norm_epsilon,
+            initializer_range=backbone.initializer_range,
+            dtype=backbone.dtype_policy,
+            name="masked_lm_head",
+        )
+
+        # === Functional model ===
+        inputs = {
+            **backbone.input,
+            "mask_positions": keras.Input(
+                shape=(None,), dtype="int32", name="mask_positions"
+            ),
+        }
+        sequence_output = backbone(backbone.input)["sequence_output"]
+        outputs = self.masked_lm_head(sequence_output, inputs["mask_positions"])
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+
+    def compile(
+        self,
+        optimizer="auto",
+        loss="auto",
+        *,
+        weighted_metrics="auto",
+        **kwargs,
+    ):
+        """Compiles with masked-LM defaults: Adam(5e-5), cross-entropy
+        averaged over real masked positions, accuracy, XLA on."""
+        if loss == "auto":
+            loss = keras.losses.SparseCategoricalCrossentropy(
+                from_logits=True, reduction="mean_with_sample_weight"
+            )
+        kwargs.setdefault("jit_compile", True)
+        super().compile(
+            optimizer=optimizer,
+            loss=loss,
+            weighted_metrics=weighted_metrics,
+            **kwargs,
+        )

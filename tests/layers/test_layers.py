@@ -1,0 +1,135 @@
+import keras
+import numpy as np
+import pytest
+
+from keras_albert import layers
+
+
+def _reference_attention(x, mask, attention):
+    """NumPy multi-head attention with the layer's own weights."""
+    def dense(layer, value):
+        return value @ layer.kernel.numpy() + layer.bias.numpy()
+
+    heads, width = attention.num_heads, attention.head_dim
+    q, k, v = (dense(getattr(attention, n), x) for n in ("query", "key", "value"))
+    split = lambda t: t.reshape(t.shape[0], t.shape[1], heads, width).transpose(0, 2, 1, 3)
+    q, k, v = split(q), split(k), split(v)
+    scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(width)
+    scores = np.where(mask[:, None, None, :] > 0, scores, -np.inf)
+    probs = np.exp(scores - scores.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)
+    context = (probs @ v).transpose(0, 2, 1, 3).reshape(x.shape)
+    return dense(attention.output_dense, context)
+
+
+def test_self_attention_matches_numpy_reference():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 5, 8)).astype("float32")
+    mask = np.array([[1, 1, 1, 1, 1], [1, 1, 0, 0, 0]], "int32")
+    attention = layers.AlbertSelfAttention(num_heads=2, hidden_dim=8)
+    out = attention(x, padding_mask=mask).numpy()
+    np.testing.assert_allclose(out, _reference_attention(x, mask, attention), atol=1e-5)
+
+
+def test_padding_keys_are_ignored():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(1, 6, 8)).astype("float32")
+    mask = np.array([[1, 1, 1, 1, 0, 0]], "int32")
+    attention = layers.AlbertSelfAttention(num_heads=2, hidden_dim=8)
+    changed = x.copy()
+    changed[:, 4:] = rng.normal(size=(1, 2, 8))
+    a = attention(x, padding_mask=mask).numpy()[:, :4]
+    b = attention(changed, padding_mask=mask).numpy()[:, :4]
+    np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+def test_embedding_normalises_at_width_e_then_projects():
+    embedding = layers.AlbertFactorizedEmbedding(50, 6, 10, max_sequence_length=8)
+    token_ids = np.array([[3, 4, 5]], "int32")
+    segment_ids = np.array([[0, 0, 1]], "int32")
+    out = embedding(token_ids, segment_ids).numpy()
+    assert out.shape == (1, 3, 10)
+    summed = (
+        embedding.token_embedding.embeddings.numpy()[token_ids[0]]
+        + embedding.position_embeddings.numpy()[:3]
+        + embedding.segment_embedding.embeddings.numpy()[segment_ids[0]]
+    )
+    normed = (summed - summed.mean(-1, keepdims=True)) / np.sqrt(
+        summed.var(-1, keepdims=True) + 1e-12
+    )
+    expected = normed @ embedding.projection.kernel.numpy() + embedding.projection.bias.numpy()
+    np.testing.assert_allclose(out[0], expected, atol=1e-5)
+    assert embedding.layer_norm.epsilon == 1e-12
+
+
+def test_embedding_rejects_sequences_longer_than_max():
+    embedding = layers.AlbertFactorizedEmbedding(50, 6, 10, max_sequence_length=4)
+    with pytest.raises(ValueError, match="max_sequence_length=4"):
+        embedding(np.ones((1, 5), "int32"), np.zeros((1, 5), "int32"))
+
+
+def test_feed_forward_uses_tanh_gelu():
+    sublayer = layers.AlbertFeedForwardSublayer(hidden_dim=4, intermediate_dim=8)
+    x = np.random.default_rng(2).normal(size=(1, 3, 4)).astype("float32")
+    sublayer(x)
+    hidden = x @ sublayer.intermediate_dense.kernel.numpy() + sublayer.intermediate_dense.bias.numpy()
+    gelu = 0.5 * hidden * (1 + np.tanh(np.sqrt(2 / np.pi) * (hidden + 0.044715 * hidden**3)))
+    y = x + gelu @ sublayer.output_dense.kernel.numpy() + sublayer.output_dense.bias.numpy()
+    y = (y - y.mean(-1, keepdims=True)) / np.sqrt(y.var(-1, keepdims=True) + 1e-12)
+    np.testing.assert_allclose(sublayer(x).numpy(), y, atol=1e-5)
+
+
+def test_encoder_returns_every_layer_and_shares_weights():
+    encoder = layers.AlbertEncoder(
+        num_layers=6, num_heads=2, hidden_dim=8, intermediate_dim=16, num_groups=2
+    )
+    outputs = encoder(np.ones((1, 3, 8), "float32"))
+    assert len(outputs) == 6
+    assert len(encoder.attention_sublayers) == 2
+    assert len(encoder.feed_forward_sublayers) == 2
+    # Each of the 2 groups owns one block: 2 * (4 dense + LN) + 2 * (2 dense + LN).
+    assert len(encoder.weights) == 2 * (8 + 2) + 2 * (4 + 2)
+
+
+def test_masked_lm_head_is_tied_to_embeddings():
+    embedding = keras.layers.Embedding(30, 4)
+    embedding.build((None,))
+    head = layers.AlbertMaskedLMHead(embedding)
+    sequence = np.random.default_rng(3).normal(size=(2, 5, 8)).astype("float32")
+    logits = head(sequence, np.array([[0, 4], [1, 1]], "int32"))
+    assert logits.shape == (2, 2, 30)
+    transformed = head.layer_norm(head.transform(sequence[:, [0, 4]][:1]))
+    expected = transformed.numpy() @ embedding.embeddings.numpy().T + head.output_bias.numpy()
+    np.testing.assert_allclose(logits.numpy()[:1], expected, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "build,message",
+    [
+        (lambda: layers.AlbertSelfAttention(num_heads=3, hidden_dim=8), "divisible"),
+        (lambda: layers.AlbertSelfAttention(num_heads=0, hidden_dim=8), "num_heads"),
+        (lambda: layers.AlbertFactorizedEmbedding(0, 4, 8), "vocabulary_size"),
+        (lambda: layers.AlbertFeedForwardSublayer(8, 16, dropout=1.5), "dropout"),
+        (lambda: layers.AlbertFeedForwardSublayer(8, 16, activation="nope"), "activation"),
+        (lambda: layers.AlbertTransformerBlock(2, 8, 16, attention="sparse"), "attention"),
+    ],
+)
+def test_bad_layer_arguments(build, message):
+    with pytest.raises(ValueError, match=message):
+        build()
+
+
+@pytest.mark.parametrize(
+    "layer",
+    [
+        lambda: layers.AlbertSelfAttention(num_heads=2, hidden_dim=8),
+        lambda: layers.AlbertTransformerBlock(2, 8, 16, dropout=0.1),
+        lambda: layers.AlbertEncoder(3, 2, 8, 16, num_groups=2, sharing="ffn"),
+        lambda: layers.AlbertFactorizedEmbedding(20, 4, 8, max_sequence_length=9),
+        lambda: layers.AlbertPooler(8),
+    ],
+)
+def test_layer_config_round_trip(layer):
+    original = layer()
+    clone = original.__class__.from_config(original.get_config())
+    assert clone.get_config() == original.get_config()
