@@ -1,0 +1,26 @@
+# `make demo` and `make test` each create the virtual environment they need.
+PYTHON ?= python3.11
+VENV := .venv
+STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
+
+.PHONY: demo test env clean
+
+$(STAMP): setup.cfg pyproject.toml
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e ".[test]"
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+env: $(STAMP)
+
+# The main job on the bundled data: vocabulary, pretraining, fine-tuning,
+# preset round trip, predictions on raw strings.
+demo: $(STAMP)
+	$(VENV)/bin/python examples/quickstart.py --output saved_models/quickstart
+
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest tests -q -p no:cacheprovider
+
+clean:
+	rm -rf $(VENV) saved_models/quickstart
