@@ -79,19 +79,30 @@ class AlbertSelfAttention(keras.layers.Layer):
             layer.build(hidden_states_shape)
         self.built = True
 
-    def _split_heads(self, x, batch, length):
-        x = ops.reshape(x, (batch, length, self.num_heads, self.head_dim))
-        return ops.transpose(x, (0, 2, 1, 3))
+    def _project_qkv(self, hidden_states):
+        # One GEMM instead of three: the weights stay separate (so they map
+        # one to one onto checkpoints) and are concatenated per call, which
+        # costs a copy of H x 3H against a [tokens, H] x [H, 3H] product.
+        kernel = ops.concatenate(
+            [self.query.kernel, self.key.kernel, self.value.kernel], axis=-1
+        )
+        bias = ops.concatenate(
+            [self.query.bias, self.key.bias, self.value.bias], axis=-1
+        )
+        qkv = ops.matmul(hidden_states, ops.cast(kernel, self.compute_dtype))
+        qkv = qkv + ops.cast(bias, self.compute_dtype)
+        return ops.split(qkv, 3, axis=-1)
 
     def call(self, hidden_states, padding_mask=None, training=False):
         shape = ops.shape(hidden_states)
         batch, length = shape[0], shape[1]
-        query = self._split_heads(self.query(hidden_states), batch, length)
-        key = self._split_heads(self.key(hidden_states), batch, length)
-        value = self._split_heads(self.value(hidden_states), batch, length)
+        heads_shape = (batch, length, self.num_heads, self.head_dim)
+        query, key, value = (
+            ops.reshape(t, heads_shape) for t in self._project_qkv(hidden_states)
+        )
 
         query = query * ops.cast(1.0 / math.sqrt(self.head_dim), query.dtype)
-        scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2)))
+        scores = ops.einsum("bqnd,bknd->bnqk", query, key)
         # Softmax in float32 for stability under mixed precision.
         scores = ops.cast(scores, "float32")
         if padding_mask is not None:
@@ -101,8 +112,7 @@ class AlbertSelfAttention(keras.layers.Layer):
         probabilities = ops.cast(probabilities, self.compute_dtype)
         probabilities = self.dropout_layer(probabilities, training=training)
 
-        context = ops.matmul(probabilities, value)
-        context = ops.transpose(context, (0, 2, 1, 3))
+        context = ops.einsum("bnqk,bknd->bqnd", probabilities, value)
         context = ops.reshape(context, (batch, length, self.hidden_dim))
         return self.output_dense(context)
 
