@@ -7,7 +7,19 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 from keras_albert import layers  # noqa: E402
 from keras_albert.models.albert_backbone import AlbertBackbone  # noqa: E402
+from keras_albert.models.albert_classifier import AlbertClassifier  # noqa: E402
+from keras_albert.models.albert_masked_lm import AlbertMaskedLM  # noqa: E402
+from keras_albert.models.albert_masked_lm_preprocessor import (  # noqa: E402
+    AlbertMaskedLMPreprocessor,
+)
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS  # noqa: E402
+from keras_albert.models.albert_text_classifier_preprocessor import (  # noqa: E402
+    AlbertTextClassifierPreprocessor,
+)
+from keras_albert.models.albert_tokenizer import AlbertTokenizer  # noqa: E402
 from keras_albert.models.preset_resolution import list_presets  # noqa: E402
+
+# keras-hub's name for the classifier, so code written for it ports over.
+AlbertTextClassifier = AlbertClassifier
 
 __version__ = "0.1.0"

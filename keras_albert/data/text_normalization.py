@@ -7,9 +7,12 @@ _WHITESPACE = re.compile(r"\s+")
 
 
 def normalize_text(text, lowercase=True):
-    """Collapses whitespace and, if `lowercase`, applies NFKD, strips
-    combining marks and lowercases, as Google's ALBERT `preprocess_text`."""
+    """Collapses whitespace, turns LaTeX quotes into `"` and, if
+    `lowercase`, applies NFKD, strips combining marks and lowercases, as
+    Google's ALBERT `preprocess_text`. `AlbertTokenizer` does the same in the
+    TensorFlow graph."""
     text = _WHITESPACE.sub(" ", text).strip()
+    text = text.replace("``", '"').replace("''", '"')
     if lowercase:
         text = unicodedata.normalize("NFKD", text)
         text = "".join(c for c in text if not unicodedata.combining(c))

@@ -51,6 +51,9 @@ class AlbertClassifier(PresetResolutionMixin, TextClassifier):
     ):
         check_positive_int("num_classes", num_classes)
         check_rate("dropout", dropout)
+        # Read by `compile`, which keras-hub's Task calls inside __init__.
+        self.num_classes = num_classes
+
         # === Layers ===
         self.backbone = backbone
         self.preprocessor = preprocessor
@@ -74,7 +77,6 @@ class AlbertClassifier(PresetResolutionMixin, TextClassifier):
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
 
         # === Config ===
-        self.num_classes = num_classes
         self.activation = keras.activations.get(activation)
         self.dropout = dropout
 

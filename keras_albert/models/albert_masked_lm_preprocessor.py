@@ -1,0 +1,82 @@
+"""Strings -> masked inputs, labels and weights for ALBERT's masked LM."""
+
+import keras
+from keras_hub.models import MaskedLMPreprocessor
+
+from keras_albert.layers.validation import check_positive_int
+from keras_albert.layers.validation import check_rate
+from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.preprocessor_inputs import check_sequence_length
+from keras_albert.models.preprocessor_inputs import check_truncate
+from keras_albert.models.preprocessor_inputs import int32_padding_mask
+from keras_albert.models.preprocessor_inputs import text_pair_as_segments
+from keras_albert.models.preset_resolution import PresetResolutionMixin
+
+
+@keras.saving.register_keras_serializable(package="keras_albert")
+class AlbertMaskedLMPreprocessor(PresetResolutionMixin, MaskedLMPreprocessor):
+    """Packs texts like `AlbertTextClassifierPreprocessor` and masks tokens.
+
+    Selects `mask_selection_rate` of the tokens (at most
+    `mask_selection_length`, Google's `max_predictions_per_seq`, default 20)
+    and never `[CLS]`, `[SEP]` or padding; a selected token becomes `[MASK]`
+    with probability `mask_token_rate`, a random token with
+    `random_token_rate`, and stays as it is otherwise (80/10/10). Returns
+    `(x, y, sample_weight)`: `x` with `mask_positions` and an int32
+    `padding_mask`, `y` the original ids at those positions, and
+    `sample_weight` 1 for real predictions and 0 for padding. New masks are
+    drawn at every call, so each epoch sees different ones.
+
+    For the original recipe's whole-word n-gram masking, see
+    `keras_albert.data` (pretraining instances).
+
+    Example:
+    >>> pre = AlbertMaskedLMPreprocessor(tokenizer, sequence_length=32)
+    >>> x, y, sample_weight = pre(["the quick brown fox"])
+    """
+
+    backbone_cls = AlbertBackbone
+    tokenizer_cls = AlbertTokenizer
+
+    def __init__(
+        self,
+        tokenizer,
+        sequence_length=512,
+        truncate="round_robin",
+        mask_selection_rate=0.15,
+        mask_selection_length=20,
+        mask_token_rate=0.8,
+        random_token_rate=0.1,
+        **kwargs,
+    ):
+        check_sequence_length(sequence_length)
+        check_truncate(truncate)
+        check_positive_int("mask_selection_length", mask_selection_length)
+        for name, value in (
+            ("mask_selection_rate", mask_selection_rate),
+            ("mask_token_rate", mask_token_rate),
+            ("random_token_rate", random_token_rate),
+        ):
+            check_rate(name, value)
+        if mask_token_rate + random_token_rate > 1:
+            raise ValueError(
+                "`mask_token_rate + random_token_rate` must be <= 1. Received: "
+                f"mask_token_rate={mask_token_rate}, "
+                f"random_token_rate={random_token_rate}"
+            )
+        super().__init__(
+            tokenizer,
+            sequence_length=sequence_length,
+            truncate=truncate,
+            mask_selection_rate=mask_selection_rate,
+            mask_selection_length=mask_selection_length,
+            mask_token_rate=mask_token_rate,
+            random_token_rate=random_token_rate,
+            **kwargs,
+        )
+
+    def call(self, x, y=None, sample_weight=None):
+        x, y, sample_weight = text_pair_as_segments(x, y, sample_weight)
+        x, y, sample_weight = super().call(x, y, sample_weight)
+        return int32_padding_mask(x), y, sample_weight

@@ -1,0 +1,61 @@
+"""Strings (or string pairs) -> ALBERT classifier inputs."""
+
+import keras
+from keras_hub.models import TextClassifierPreprocessor
+
+from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.preprocessor_inputs import check_sequence_length
+from keras_albert.models.preprocessor_inputs import check_truncate
+from keras_albert.models.preprocessor_inputs import int32_padding_mask
+from keras_albert.models.preprocessor_inputs import text_pair_as_segments
+from keras_albert.models.preset_resolution import PresetResolutionMixin
+
+
+@keras.saving.register_keras_serializable(package="keras_albert")
+class AlbertTextClassifierPreprocessor(
+    PresetResolutionMixin, TextClassifierPreprocessor
+):
+    """Tokenizes and packs texts as `[CLS] a [SEP]` or `[CLS] a [SEP] b [SEP]`.
+
+    Segment ids are 0 for `[CLS] a [SEP]` and 1 for `b [SEP]`; pairs are
+    truncated to `sequence_length` by `truncate` ("round_robin" trims the
+    longer segment one token at a time, "waterfall" trims the last segment
+    first). Outputs `token_ids`, `segment_ids` and an int32 `padding_mask`.
+
+    Pairs may be passed as `pre(x=(a, b))`, `pre((a, b))` or `pre(a, b)`:
+    a string in the label position is read as the second segment (labels are
+    never strings here), which also makes `classifier.predict((a, b))` work.
+
+    Args:
+        tokenizer: an `AlbertTokenizer`.
+        sequence_length: int, padded length.
+        truncate: "round_robin" or "waterfall".
+
+    Example:
+    >>> pre = AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
+    >>> pre(x=(["the cat"], ["a dog"]))["segment_ids"]
+    """
+
+    backbone_cls = AlbertBackbone
+    tokenizer_cls = AlbertTokenizer
+
+    def __init__(
+        self, tokenizer, sequence_length=512, truncate="round_robin", **kwargs
+    ):
+        check_sequence_length(sequence_length)
+        check_truncate(truncate)
+        super().__init__(
+            tokenizer,
+            sequence_length=sequence_length,
+            truncate=truncate,
+            **kwargs,
+        )
+
+    def call(self, x, y=None, sample_weight=None):
+        x, y, sample_weight = text_pair_as_segments(x, y, sample_weight)
+        outputs = super().call(x, y, sample_weight)
+        x, y, sample_weight = keras.utils.unpack_x_y_sample_weight(outputs)
+        return keras.utils.pack_x_y_sample_weight(
+            int32_padding_mask(x), y, sample_weight
+        )

@@ -1,0 +1,257 @@
+"""AlbertTokenizer: ALBERT's text normalisation + in-graph SentencePiece."""
+
+import functools
+import os
+import sys
+import unicodedata
+
+import keras
+import tensorflow as tf
+import tensorflow_text as tf_text
+from keras_hub.tokenizers import SentencePieceTokenizer
+from keras_hub.src.utils.tensor_utils import preprocessing_function
+
+from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.preset_resolution import PresetResolutionMixin
+
+# ALBERT's fixed ids: the packers, the MLM masking and every released
+# checkpoint rely on them.
+ALBERT_SPECIAL_TOKENS = (
+    ("<pad>", 0),
+    ("<unk>", 1),
+    ("[CLS]", 2),
+    ("[SEP]", 3),
+    ("[MASK]", 4),
+)
+
+
+def _as_regex_class(code_points):
+    """`[...]` RE2 class for sorted code points, merged into ranges."""
+    ranges = []
+    for point in code_points:
+        if ranges and ranges[-1][1] == point - 1:
+            ranges[-1][1] = point
+        else:
+            ranges.append([point, point])
+    parts = (
+        f"\\x{{{lo:x}}}" if lo == hi else f"\\x{{{lo:x}}}-\\x{{{hi:x}}}"
+        for lo, hi in ranges
+    )
+    return "[" + "".join(parts) + "]"
+
+
+@functools.lru_cache(maxsize=None)
+def _unicode_patterns():
+    """Regexes for Python's `\\s` and `unicodedata.combining`.
+
+    RE2's `\\s` is ASCII-only and `\\p{Mn}` differs from `combining() != 0`
+    on ~1000 code points, so both classes are built from Python's own tables:
+    the graph then agrees exactly with Google's `preprocess_text` and with
+    `keras_albert.data.text_normalization.normalize_text`.
+    """
+    spaces, marks = [], []
+    for point in range(sys.maxunicode + 1):
+        char = chr(point)
+        if char.isspace():
+            spaces.append(point)
+        elif unicodedata.combining(char):
+            marks.append(point)
+    return _as_regex_class(spaces) + "+", _as_regex_class(marks)
+
+
+def _lowercase(text):
+    # `tf.strings.lower` stops at the first NUL byte and drops the rest of
+    # the string, so lowercase the NUL-free pieces and join them back. The
+    # NUL goes in as tensor data: string attrs (`separator=`) lose it too.
+    flat = tf.reshape(text, [-1])
+    nul = tf.constant("\x00")
+    pieces = tf.strings.split(flat, sep="\x00")
+    pieces = tf.ragged.map_flat_values(
+        lambda piece: tf.strings.join([tf.strings.lower(piece, encoding="utf-8"), nul]),
+        pieces,
+    )
+    joined = tf.strings.reduce_join(pieces, axis=-1)
+    # Every string has at least one piece, so at least one trailing NUL.
+    length = tf.strings.length(joined)
+    lowered = tf.strings.substr(joined, tf.zeros_like(length), length - 1)
+    return tf.ensure_shape(tf.reshape(lowered, tf.shape(text)), text.shape)
+
+
+def albert_normalize_text(text, lowercase=True):
+    """ALBERT's text preprocessing as TensorFlow string ops.
+
+    Collapses whitespace runs to one space and strips the ends, turns
+    LaTeX-style quotes (two backticks or two apostrophes) into `"`; if
+    `lowercase`, also applies NFKD, removes combining marks (accents) and
+    lowercases, exactly as `keras_albert.data.text_normalization`. Works eagerly, in `tf.function` and in `tf.data` maps, on
+    string tensors of any rank (and ragged ones).
+
+    Args:
+        text: string tensor (or anything `tf.convert_to_tensor` accepts).
+        lowercase: bool, apply the uncased steps.
+
+    Returns:
+        A string tensor of the same shape.
+
+    Example:
+    >>> albert_normalize_text(["  Héllo\\tWORLD "]).numpy()
+    array([b'hello world'], dtype=object)
+    """
+    if isinstance(text, tf.RaggedTensor):
+        return tf.ragged.map_flat_values(
+            albert_normalize_text, text, lowercase=lowercase
+        )
+    text = tf.convert_to_tensor(text)
+    if text.dtype != tf.string:
+        raise ValueError(
+            "`text` must be a string tensor. "
+            f"Received: text with dtype={text.dtype.name}"
+        )
+    whitespace, combining_mark = _unicode_patterns()
+    text = tf.strings.regex_replace(text, whitespace, " ")
+    text = tf.strings.regex_replace(text, "^ | $", "")
+    # Google's `preprocess_text` also turns LaTeX-style quotes into `"`.
+    text = tf.strings.regex_replace(text, "``", '"')
+    text = tf.strings.regex_replace(text, "''", '"')
+    if lowercase:
+        text = tf_text.normalize_utf8(text, "NFKD")
+        text = tf.strings.regex_replace(text, combining_mark, "")
+        text = _lowercase(text)
+    return text
+
+
+@keras.saving.register_keras_serializable(package="keras_albert")
+class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
+    """ALBERT's SentencePiece tokenizer, with ALBERT's text normalisation.
+
+    Before SentencePiece, text is normalised as Google's ALBERT does for its
+    uncased models: whitespace collapsed, LaTeX quotes made `"` and, with
+    `lowercase=True`, NFKD, accents (combining marks) removed and
+    lowercased. This runs inside the
+    TensorFlow graph (tensorflow-text), so the tokenizer works in `tf.data`
+    maps and exported SavedModels; eager calls give the same ids.
+
+    The vocabulary must hold ALBERT's special tokens at ALBERT's ids:
+    `<pad>`=0, `<unk>`=1, `[CLS]`=2, `[SEP]`=3, `[MASK]`=4
+    (`keras_albert.data.sentencepiece_training.train_sentencepiece` makes
+    such vocabularies).
+
+    A scalar string gives a dense int tensor; a batch gives a ragged batch
+    (or a dense one if `sequence_length` is set).
+
+    Args:
+        proto: SentencePiece model, as serialized `bytes` or a file path.
+            None leaves the vocabulary to be set later (`load_assets`,
+            `from_preset`).
+        lowercase: bool, apply the uncased normalisation (True, like the
+            official ALBERT v2 models). False keeps case and accents.
+        **kwargs: passed to `keras_hub.tokenizers.SentencePieceTokenizer`
+            (e.g. `sequence_length`, `dtype`).
+
+    Example:
+    >>> tokenizer = AlbertTokenizer(proto=proto)  # doctest: +SKIP
+    >>> tokenizer("The Café")  # same ids as "the cafe"  # doctest: +SKIP
+    >>> tokenizer.detokenize(tokenizer(["one", "two"]))  # doctest: +SKIP
+    """
+
+    backbone_cls = AlbertBackbone
+
+    def __init__(self, proto=None, lowercase=True, **kwargs):
+        if not isinstance(lowercase, bool):
+            raise ValueError(
+                "`lowercase` must be True or False. "
+                f"Received: lowercase={lowercase!r}"
+            )
+        self._add_special_token("[CLS]", "cls_token")
+        self._add_special_token("[SEP]", "sep_token")
+        self._add_special_token("<pad>", "pad_token")
+        self._add_special_token("[MASK]", "mask_token")
+        # keras-hub's packers look for start/end tokens.
+        self._add_special_token("[CLS]", "start_token")
+        self._add_special_token("[SEP]", "end_token")
+        self.lowercase = lowercase
+        super().__init__(proto=proto, **kwargs)
+
+    @property
+    def unk_token(self):
+        return "<unk>"
+
+    @property
+    def unk_token_id(self):
+        # Not a registered special token: Google's masking may pick `<unk>`.
+        return getattr(self, "_unk_token_id", None)
+
+    def set_proto(self, proto):
+        if isinstance(proto, os.PathLike):
+            proto = os.fspath(proto)
+        if proto is not None and not isinstance(proto, (str, bytes)):
+            raise ValueError(
+                "`proto` must be serialized SentencePiece `bytes`, a file "
+                "path, or None. "
+                f"Received: proto of type {type(proto).__name__}"
+            )
+        try:
+            super().set_proto(proto)
+        except (tf.errors.OpError, RuntimeError) as error:
+            shown = proto if isinstance(proto, str) else f"<{len(proto)} bytes>"
+            raise ValueError(
+                "`proto` is not a valid SentencePiece model. "
+                f"Received: proto={shown!r:.200}. SentencePiece said: {error}"
+            ) from error
+
+    def _update_special_token_ids(self):
+        # Runs in `set_proto` once the vocabulary is known.
+        self._check_albert_special_tokens()
+        super()._update_special_token_ids()
+
+    def _check_albert_special_tokens(self):
+        token_to_id = self._token_to_id_map
+        problems = []
+        for token, expected_id in ALBERT_SPECIAL_TOKENS:
+            if token not in token_to_id:
+                problems.append(f"{token!r} is missing")
+            elif token_to_id[token] != expected_id:
+                problems.append(
+                    f"{token!r} is at id {token_to_id[token]}, not {expected_id}"
+                )
+        if not problems:
+            return
+        expected = ", ".join(f"{t}={i}" for t, i in ALBERT_SPECIAL_TOKENS)
+        found = ", ".join(
+            f"{self._vocabulary[i]}={i}"
+            for i in range(min(len(ALBERT_SPECIAL_TOKENS), self._vocabulary_size))
+        )
+        raise ValueError(
+            "`proto` is not an ALBERT SentencePiece vocabulary: "
+            f"{'; '.join(problems)}. ALBERT expects {expected}; this "
+            f"vocabulary has {found}. Train one with "
+            "`keras_albert.data.sentencepiece_training.train_sentencepiece`, "
+            "or pass SentencePiece's trainer pad_id=0, unk_id=1, bos_id=2, "
+            "eos_id=3, pad_piece='<pad>', unk_piece='<unk>', "
+            "bos_piece='[CLS]', eos_piece='[SEP]', user_defined_symbols='[MASK]'."
+        )
+
+    def normalize(self, inputs):
+        """Applies ALBERT's text normalisation (see `albert_normalize_text`)."""
+        return albert_normalize_text(inputs, lowercase=self.lowercase)
+
+    @preprocessing_function
+    def _tokenize_tf(self, inputs):
+        return super()._tokenize_tf(self.normalize(inputs))
+
+    def _tokenize_spm(self, inputs):
+        # One implementation of the normalisation for both paths, so eager
+        # and graph calls give identical ids: run the TF ops eagerly.
+        try:
+            inputs = tf.convert_to_tensor(inputs)
+        except (TypeError, ValueError) as error:
+            raise ValueError(
+                "The tokenizer takes a string or a list/array/tensor of "
+                f"strings. Received: {inputs!r:.200}"
+            ) from error
+        return super()._tokenize_spm(self.normalize(inputs).numpy())
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"lowercase": self.lowercase})
+        return config

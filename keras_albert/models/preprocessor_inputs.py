@@ -1,0 +1,62 @@
+"""Input handling shared by ALBERT preprocessors."""
+
+import numpy as np
+import tensorflow as tf
+from keras import ops
+
+TRUNCATE_MODES = ("round_robin", "waterfall")
+
+
+def is_text(value):
+    """True for strings, string arrays and string tensors."""
+    if isinstance(value, (str, bytes)):
+        return True
+    if isinstance(value, (tf.Tensor, tf.RaggedTensor)):
+        return value.dtype == tf.string
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in ("U", "S", "O") and value.size > 0 and isinstance(
+            value.flat[0], (str, bytes)
+        )
+    if isinstance(value, (list, tuple)) and value:
+        return all(isinstance(item, (str, bytes)) for item in value)
+    return False
+
+
+def text_pair_as_segments(x, y, sample_weight):
+    """Reads `pre(a, b)` / `pre((a, b))` as a text pair, not text + label.
+
+    Keras unpacks a tuple argument (and tf.data unpacks dataset elements)
+    into `x, y, sample_weight`, so keras-hub silently takes the second text
+    for a label. Labels are never strings for ALBERT's tasks, so a string
+    `y` can only be the second segment: the rest shifts one place left.
+    """
+    if not isinstance(x, tuple) and y is not None and is_text(y):
+        return (x, y), sample_weight, None
+    return x, y, sample_weight
+
+
+def int32_padding_mask(inputs):
+    """keras-hub emits a bool mask; exported models and TFLite want int32."""
+    inputs = dict(inputs)
+    inputs["padding_mask"] = ops.cast(inputs["padding_mask"], "int32")
+    return inputs
+
+
+def check_sequence_length(sequence_length, minimum=2):
+    if (
+        isinstance(sequence_length, bool)
+        or not isinstance(sequence_length, int)
+        or sequence_length < minimum
+    ):
+        raise ValueError(
+            f"`sequence_length` must be an int >= {minimum} (room for [CLS] "
+            f"and [SEP]). Received: sequence_length={sequence_length!r}"
+        )
+
+
+def check_truncate(truncate):
+    if truncate not in TRUNCATE_MODES:
+        raise ValueError(
+            f"`truncate` must be one of {TRUNCATE_MODES}. "
+            f"Received: truncate={truncate!r}"
+        )
