@@ -40,7 +40,7 @@ def train_sentencepiece(
         `keras_albert.AlbertTokenizer(proto=...)`.
 
     Example:
-    >>> proto = train_sentencepiece(["the cat sat", "the dog ran"] * 50, 20)
+    >>> proto = train_sentencepiece(["the cat sat", "the dog ran"] * 50, 18)
     """
     if not isinstance(vocabulary_size, int) or vocabulary_size <= len(
         ALBERT_SPECIAL_TOKENS
@@ -57,13 +57,15 @@ def train_sentencepiece(
         )
     from keras_albert.data.text_normalization import normalize_text
 
+    # SentencePiece wraps exceptions from the iterator in RuntimeError, so a
+    # bad item is remembered here and re-raised as itself afterwards.
+    bad_items = []
+
     def sentences():
         for text in texts:
             if not isinstance(text, str):
-                raise ValueError(
-                    "`texts` must yield strings. "
-                    f"Received an item of type {type(text).__name__}: {text!r:.80}"
-                )
+                bad_items.append(text)
+                return
             text = normalize_text(text, lowercase=lowercase)
             if text:
                 yield text
@@ -93,12 +95,30 @@ def train_sentencepiece(
             minloglevel=2,
         )
     except RuntimeError as error:
+        if bad_items:
+            raise _not_a_string(bad_items[0]) from None
         message = str(error)
-        if "Vocabulary size is too high" in message or "vocab_size" in message:
+        if "too high" in message:
             raise ValueError(
                 f"`vocabulary_size={vocabulary_size}` is larger than the "
                 "training text supports; lower it or give more text. "
                 f"SentencePiece said: {message}"
             ) from error
+        if "smaller than required_chars" in message:
+            raise ValueError(
+                f"`vocabulary_size={vocabulary_size}` is smaller than the "
+                "number of distinct characters in the text plus the special "
+                "tokens; raise it (or lower `character_coverage`). "
+                f"SentencePiece said: {message}"
+            ) from error
         raise
+    if bad_items:
+        raise _not_a_string(bad_items[0])
     return model.getvalue()
+
+
+def _not_a_string(item):
+    return ValueError(
+        "`texts` must yield strings. "
+        f"Received an item of type {type(item).__name__}: {item!r:.80}"
+    )

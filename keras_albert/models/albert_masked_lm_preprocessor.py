@@ -2,10 +2,13 @@
 
 import keras
 from keras_hub.models import MaskedLMPreprocessor
+from keras_hub.tokenizers import Tokenizer
 
 from keras_albert.layers.validation import check_positive_int
-from keras_albert.layers.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_text_classifier_preprocessor import (
+    with_static_batch_size,
+)
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preprocessor_inputs import check_sequence_length
 from keras_albert.models.preprocessor_inputs import check_truncate
@@ -32,8 +35,14 @@ class AlbertMaskedLMPreprocessor(PresetResolutionMixin, MaskedLMPreprocessor):
     `keras_albert.data` (pretraining instances).
 
     Example:
-    >>> pre = AlbertMaskedLMPreprocessor(tokenizer, sequence_length=32)
-    >>> x, y, sample_weight = pre(["the quick brown fox"])
+    >>> from keras_albert.data.sentencepiece_training import train_sentencepiece
+    >>> proto = train_sentencepiece(["the cat sat", "the dog ran"] * 50, 19)
+    >>> pre = AlbertMaskedLMPreprocessor(
+    ...     AlbertTokenizer(proto=proto), sequence_length=16,
+    ...     mask_selection_length=4)
+    >>> x, y, sample_weight = pre(["the cat sat", "the dog ran"])
+    >>> x["mask_positions"].shape, y.shape, sample_weight.shape
+    (TensorShape([2, 4]), TensorShape([2, 4]), TensorShape([2, 4]))
     """
 
     backbone_cls = AlbertBackbone
@@ -50,6 +59,11 @@ class AlbertMaskedLMPreprocessor(PresetResolutionMixin, MaskedLMPreprocessor):
         random_token_rate=0.1,
         **kwargs,
     ):
+        if not isinstance(tokenizer, Tokenizer):
+            raise ValueError(
+                "`tokenizer` must be an `AlbertTokenizer`. Received: "
+                f"tokenizer={tokenizer!r} of type {type(tokenizer).__name__}"
+            )
         check_sequence_length(sequence_length)
         check_truncate(truncate)
         check_positive_int("mask_selection_length", mask_selection_length)
@@ -58,7 +72,16 @@ class AlbertMaskedLMPreprocessor(PresetResolutionMixin, MaskedLMPreprocessor):
             ("mask_token_rate", mask_token_rate),
             ("random_token_rate", random_token_rate),
         ):
-            check_rate(name, value)
+            # Probabilities, so 1.0 is valid (e.g. always use [MASK]).
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not 0.0 <= value <= 1.0
+            ):
+                raise ValueError(
+                    f"`{name}` must be a float in [0, 1]. "
+                    f"Received: {name}={value!r}"
+                )
         if mask_token_rate + random_token_rate > 1:
             raise ValueError(
                 "`mask_token_rate + random_token_rate` must be <= 1. Received: "
@@ -78,5 +101,6 @@ class AlbertMaskedLMPreprocessor(PresetResolutionMixin, MaskedLMPreprocessor):
 
     def call(self, x, y=None, sample_weight=None):
         x, y, sample_weight = text_pair_as_segments(x, y, sample_weight)
-        x, y, sample_weight = super().call(x, y, sample_weight)
-        return int32_padding_mask(x), y, sample_weight
+        outputs = super().call(x, y, sample_weight)
+        masked, y, sample_weight = with_static_batch_size(outputs, x)
+        return int32_padding_mask(masked), y, sample_weight

@@ -1,7 +1,9 @@
 """Strings (or string pairs) -> ALBERT classifier inputs."""
 
 import keras
+import tensorflow as tf
 from keras_hub.models import TextClassifierPreprocessor
+from keras_hub.tokenizers import Tokenizer
 
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
@@ -10,6 +12,26 @@ from keras_albert.models.preprocessor_inputs import check_truncate
 from keras_albert.models.preprocessor_inputs import int32_padding_mask
 from keras_albert.models.preprocessor_inputs import text_pair_as_segments
 from keras_albert.models.preset_resolution import PresetResolutionMixin
+
+
+def with_static_batch_size(outputs, inputs):
+    """Gives graph outputs the static batch size of the (first) input.
+
+    Tokenizing goes through ragged tensors, which drops the batch dimension
+    of `ds.batch(n, drop_remainder=True).map(preprocessor)`; TPUs and XLA
+    want it back.
+    """
+    first = inputs[0] if isinstance(inputs, tuple) else inputs
+    if not isinstance(first, tf.Tensor) or first.shape.rank != 1:
+        return outputs
+    batch_size = first.shape[0]
+
+    def restore(tensor):
+        if isinstance(tensor, tf.Tensor) and tensor.shape.rank:
+            tensor.set_shape([batch_size] + [None] * (tensor.shape.rank - 1))
+        return tensor
+
+    return tf.nest.map_structure(restore, outputs)
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -33,8 +55,15 @@ class AlbertTextClassifierPreprocessor(
         truncate: "round_robin" or "waterfall".
 
     Example:
-    >>> pre = AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
-    >>> pre(x=(["the cat"], ["a dog"]))["segment_ids"]
+    >>> from keras_albert.data.sentencepiece_training import train_sentencepiece
+    >>> proto = train_sentencepiece(["the cat sat", "the dog ran"] * 50, 19)
+    >>> pre = AlbertTextClassifierPreprocessor(
+    ...     AlbertTokenizer(proto=proto), sequence_length=8)
+    >>> x = pre(x=(["the cat"], ["a dog"]))
+    >>> x["token_ids"].numpy().tolist()  # [CLS]=2 ... [SEP]=3 ... [SEP]=3
+    [[2, 5, 6, 8, 3, 5, 17, 3]]
+    >>> x["segment_ids"].numpy().tolist()
+    [[0, 0, 0, 0, 0, 1, 1, 1]]
     """
 
     backbone_cls = AlbertBackbone
@@ -43,6 +72,11 @@ class AlbertTextClassifierPreprocessor(
     def __init__(
         self, tokenizer, sequence_length=512, truncate="round_robin", **kwargs
     ):
+        if not isinstance(tokenizer, Tokenizer):
+            raise ValueError(
+                "`tokenizer` must be an `AlbertTokenizer`. Received: "
+                f"tokenizer={tokenizer!r} of type {type(tokenizer).__name__}"
+            )
         check_sequence_length(sequence_length)
         check_truncate(truncate)
         super().__init__(
@@ -55,7 +89,6 @@ class AlbertTextClassifierPreprocessor(
     def call(self, x, y=None, sample_weight=None):
         x, y, sample_weight = text_pair_as_segments(x, y, sample_weight)
         outputs = super().call(x, y, sample_weight)
-        x, y, sample_weight = keras.utils.unpack_x_y_sample_weight(outputs)
-        return keras.utils.pack_x_y_sample_weight(
-            int32_padding_mask(x), y, sample_weight
-        )
+        packed, y, sample_weight = keras.utils.unpack_x_y_sample_weight(outputs)
+        packed = with_static_batch_size(int32_padding_mask(packed), x)
+        return keras.utils.pack_x_y_sample_weight(packed, y, sample_weight)

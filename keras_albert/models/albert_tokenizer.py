@@ -67,7 +67,9 @@ def _lowercase(text):
     nul = tf.constant("\x00")
     pieces = tf.strings.split(flat, sep="\x00")
     pieces = tf.ragged.map_flat_values(
-        lambda piece: tf.strings.join([tf.strings.lower(piece, encoding="utf-8"), nul]),
+        lambda piece: tf.strings.join(
+            [tf.strings.lower(piece, encoding="utf-8"), nul]
+        ),
         pieces,
     )
     joined = tf.strings.reduce_join(pieces, axis=-1)
@@ -83,8 +85,9 @@ def albert_normalize_text(text, lowercase=True):
     Collapses whitespace runs to one space and strips the ends, turns
     LaTeX-style quotes (two backticks or two apostrophes) into `"`; if
     `lowercase`, also applies NFKD, removes combining marks (accents) and
-    lowercases, exactly as `keras_albert.data.text_normalization`. Works eagerly, in `tf.function` and in `tf.data` maps, on
-    string tensors of any rank (and ragged ones).
+    lowercases, exactly as `keras_albert.data.text_normalization` (up to
+    characters newer than Unicode 14). Works eagerly, in `tf.function` and
+    in `tf.data` maps, on string tensors of any rank (and ragged ones).
 
     Args:
         text: string tensor (or anything `tf.convert_to_tensor` accepts).
@@ -127,9 +130,9 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
     Before SentencePiece, text is normalised as Google's ALBERT does for its
     uncased models: whitespace collapsed, LaTeX quotes made `"` and, with
     `lowercase=True`, NFKD, accents (combining marks) removed and
-    lowercased. This runs inside the
-    TensorFlow graph (tensorflow-text), so the tokenizer works in `tf.data`
-    maps and exported SavedModels; eager calls give the same ids.
+    lowercased. This runs inside the TensorFlow graph (tensorflow-text), so
+    the tokenizer works in `tf.data` maps and exported SavedModels; eager
+    calls give the same ids.
 
     The vocabulary must hold ALBERT's special tokens at ALBERT's ids:
     `<pad>`=0, `<unk>`=1, `[CLS]`=2, `[SEP]`=3, `[MASK]`=4
@@ -149,9 +152,13 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
             (e.g. `sequence_length`, `dtype`).
 
     Example:
-    >>> tokenizer = AlbertTokenizer(proto=proto)  # doctest: +SKIP
-    >>> tokenizer("The Café")  # same ids as "the cafe"  # doctest: +SKIP
-    >>> tokenizer.detokenize(tokenizer(["one", "two"]))  # doctest: +SKIP
+    >>> from keras_albert.data.sentencepiece_training import train_sentencepiece
+    >>> proto = train_sentencepiece(["the cat sat", "the dog ran"] * 50, 19)
+    >>> tokenizer = AlbertTokenizer(proto=proto)
+    >>> bool((tokenizer("The  Cât") == tokenizer("the cat")).all())
+    True
+    >>> tokenizer.detokenize(tokenizer(["The Dog", "ran"]))
+    ['the dog', 'ran']
     """
 
     backbone_cls = AlbertBackbone
@@ -219,7 +226,9 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
         expected = ", ".join(f"{t}={i}" for t, i in ALBERT_SPECIAL_TOKENS)
         found = ", ".join(
             f"{self._vocabulary[i]}={i}"
-            for i in range(min(len(ALBERT_SPECIAL_TOKENS), self._vocabulary_size))
+            for i in range(
+                min(len(ALBERT_SPECIAL_TOKENS), self._vocabulary_size)
+            )
         )
         raise ValueError(
             "`proto` is not an ALBERT SentencePiece vocabulary: "
@@ -228,16 +237,37 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
             "`keras_albert.data.sentencepiece_training.train_sentencepiece`, "
             "or pass SentencePiece's trainer pad_id=0, unk_id=1, bos_id=2, "
             "eos_id=3, pad_piece='<pad>', unk_piece='<unk>', "
-            "bos_piece='[CLS]', eos_piece='[SEP]', user_defined_symbols='[MASK]'."
+            "bos_piece='[CLS]', eos_piece='[SEP]', "
+            "user_defined_symbols='[MASK]'."
         )
 
     def normalize(self, inputs):
         """Applies ALBERT's text normalisation (see `albert_normalize_text`)."""
         return albert_normalize_text(inputs, lowercase=self.lowercase)
 
+    def _ensure_sentencepiece_resource(self):
+        # tensorflow-text's SentencePiece model lives in a resource owned by
+        # an eager kernel: `keras.utils.set_random_seed`, `tf.random.set_seed`
+        # and `clear_session` empty the kernel cache and delete it
+        # (tensorflow/text#570), and every later tf.data map or tf.function
+        # fails with "SentencepieceResource does not exist". Check it (one
+        # tiny eager op) and re-create it before a graph captures the handle.
+        self._maybe_initialized_tf()
+        with tf.init_scope():
+            try:
+                self._sentence_piece.vocab_size()
+            except tf.errors.NotFoundError:
+                self._set_proto_tf(self.proto)
+
     @preprocessing_function
     def _tokenize_tf(self, inputs):
+        self._ensure_sentencepiece_resource()
         return super()._tokenize_tf(self.normalize(inputs))
+
+    @preprocessing_function
+    def _detokenize_tf(self, inputs):
+        self._ensure_sentencepiece_resource()
+        return super()._detokenize_tf(inputs)
 
     def _tokenize_spm(self, inputs):
         # One implementation of the normalisation for both paths, so eager

@@ -1,0 +1,11 @@
+"""Training utilities: ALBERT's LAMB, its schedule, strategies, precision."""
+
+from keras_albert.training.lamb import AlbertLamb
+from keras_albert.training.schedules import WarmupLinearDecay
+from keras_albert.training.schedules import albert_learning_rate
+from keras_albert.training.schedules import albert_pretraining_schedule
+from keras_albert.training.strategy import PRECISION_POLICIES
+from keras_albert.training.strategy import STRATEGY_NAMES
+from keras_albert.training.strategy import TPUConnectionError
+from keras_albert.training.strategy import configure_precision
+from keras_albert.training.strategy import resolve_strategy
