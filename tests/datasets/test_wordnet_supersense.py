@@ -1,0 +1,76 @@
+import collections
+
+import pytest
+
+from keras_albert import datasets
+from keras_albert.datasets import wordnet_supersense
+
+
+def test_all_synsets_parsed_with_quotes_unescaped():
+    synsets = datasets.load_wordnet_synsets()
+    assert len(synsets) == 117659
+    assert len({s.synset for s in synsets}) == 117659
+    whole = next(s for s in synsets if s.synset == "00003553-n")
+    assert whole.definition == "an assemblage of parts that is regarded as a single entity"
+    assert whole.examples == ("how big is that part compared to the whole?", "the team is a unit")
+    assert whole.lemmas == ("whole", "unit")
+    assert not any(s.definition.startswith('"') for s in synsets)
+
+
+def test_label_sets():
+    assert len(datasets.supersense_labels()) == 45
+    nouns = datasets.supersense_labels("n")
+    assert len(nouns) == 26 and all(name.startswith("noun.") for name in nouns)
+    assert list(nouns) == sorted(nouns)
+
+
+def test_split_is_deterministic_disjoint_and_80_10_10():
+    ids = {split: [] for split in wordnet_supersense.SPLITS}
+    for synset in datasets.load_wordnet_synsets():
+        ids[datasets.split_of(synset.synset)].append(synset.synset)
+    sizes = {split: len(v) for split, v in ids.items()}
+    total = sum(sizes.values())
+    assert total == 117659
+    assert abs(sizes["train"] / total - 0.8) < 0.01
+    assert abs(sizes["validation"] / total - 0.1) < 0.01
+    assert abs(sizes["test"] / total - 0.1) < 0.01
+    # A hash of the id, not a random draw: fixed values that never change.
+    assert datasets.split_of("00001740-n") == datasets.split_of("00001740-n")
+    texts, labels = datasets.load_supersense("validation")
+    again, labels_again = datasets.load_supersense("validation")
+    assert texts == again and labels == labels_again
+    assert len(texts) == sizes["validation"]
+
+
+def test_noun_task_labels_index_the_noun_label_set():
+    texts, labels = datasets.load_supersense("train", pos="n")
+    names = datasets.supersense_labels("n")
+    counts = collections.Counter(names[i] for i in labels)
+    assert set(counts) == set(names)
+    assert len(texts) == len(labels) > 60000
+
+
+def test_examples_are_optional():
+    plain, _ = datasets.load_supersense("test", pos="v")
+    rich, _ = datasets.load_supersense("test", pos="v", include_examples=True)
+    assert len(plain) == len(rich)
+    assert sum(len(r) > len(p) for p, r in zip(plain, rich)) > len(plain) // 2
+
+
+def test_tf_data():
+    dataset = datasets.supersense_dataset("validation", pos="r")
+    text, label = next(iter(dataset))
+    assert text.dtype.name == "string" and label.dtype.name == "int32"
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (dict(split="dev"), "split='dev'"),
+        (dict(pos="x"), "pos='x'"),
+        (dict(include_examples="yes"), "include_examples"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        datasets.load_supersense(**kwargs)
