@@ -1,7 +1,6 @@
 """Strings (or string pairs) -> ALBERT classifier inputs."""
 
 import keras
-import tensorflow as tf
 from keras_hub.models import TextClassifierPreprocessor
 from keras_hub.tokenizers import Tokenizer
 
@@ -11,27 +10,8 @@ from keras_albert.models.preprocessor_inputs import check_sequence_length
 from keras_albert.models.preprocessor_inputs import check_truncate
 from keras_albert.models.preprocessor_inputs import int32_padding_mask
 from keras_albert.models.preprocessor_inputs import text_pair_as_segments
+from keras_albert.models.preprocessor_inputs import with_static_batch_size
 from keras_albert.models.preset_resolution import PresetResolutionMixin
-
-
-def with_static_batch_size(outputs, inputs):
-    """Gives graph outputs the static batch size of the (first) input.
-
-    Tokenizing goes through ragged tensors, which drops the batch dimension
-    of `ds.batch(n, drop_remainder=True).map(preprocessor)`; TPUs and XLA
-    want it back.
-    """
-    first = inputs[0] if isinstance(inputs, tuple) else inputs
-    if not isinstance(first, tf.Tensor) or first.shape.rank != 1:
-        return outputs
-    batch_size = first.shape[0]
-
-    def restore(tensor):
-        if isinstance(tensor, tf.Tensor) and tensor.shape.rank:
-            tensor.set_shape([batch_size] + [None] * (tensor.shape.rank - 1))
-        return tensor
-
-    return tf.nest.map_structure(restore, outputs)
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")

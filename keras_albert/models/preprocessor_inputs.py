@@ -60,3 +60,23 @@ def check_truncate(truncate):
             f"`truncate` must be one of {TRUNCATE_MODES}. "
             f"Received: truncate={truncate!r}"
         )
+
+
+def with_static_batch_size(outputs, inputs):
+    """Gives graph outputs the static batch size of the (first) input.
+
+    Tokenizing goes through ragged tensors, which drops the batch dimension
+    of `ds.batch(n, drop_remainder=True).map(preprocessor)`; TPUs and XLA
+    want it back.
+    """
+    first = inputs[0] if isinstance(inputs, tuple) else inputs
+    if not isinstance(first, tf.Tensor) or first.shape.rank != 1:
+        return outputs
+    batch_size = first.shape[0]
+
+    def restore(tensor):
+        if isinstance(tensor, tf.Tensor) and tensor.shape.rank:
+            tensor.set_shape([batch_size] + [None] * (tensor.shape.rank - 1))
+        return tensor
+
+    return tf.nest.map_structure(restore, outputs)
