@@ -3,8 +3,7 @@
 import keras
 
 from keras_albert.layers.sharing import sharing_plan
-from keras_albert.layers.transformer_sublayers import AlbertAttentionSublayer
-from keras_albert.layers.transformer_sublayers import AlbertFeedForwardSublayer
+from keras_albert.layers.transformer_sublayers import sublayer_factories
 from keras_albert.layers.validation import check_divisible
 from keras_albert.layers.validation import check_positive_int
 from keras_albert.layers.validation import check_rate
@@ -74,6 +73,19 @@ class AlbertEncoder(keras.layers.Layer):
         self.attention = attention
         self.attention_kwargs = dict(attention_kwargs or {})
 
+        new_attention, new_feed_forward = sublayer_factories(
+            num_heads=num_heads,
+            hidden_dim=hidden_dim,
+            intermediate_dim=intermediate_dim,
+            activation=activation,
+            dropout=dropout,
+            attention_dropout=attention_dropout,
+            layer_norm_epsilon=layer_norm_epsilon,
+            initializer_range=initializer_range,
+            attention=attention,
+            attention_kwargs=self.attention_kwargs,
+            dtype=self.dtype_policy,
+        )
         # One sublayer per distinct owner, created in first-use order so that
         # weight order is stable across runs.
         self.attention_sublayers = {}
@@ -81,32 +93,12 @@ class AlbertEncoder(keras.layers.Layer):
         for inner_plan in self.plan:
             for attention_owner, feed_forward_owner in inner_plan:
                 if attention_owner not in self.attention_sublayers:
-                    self.attention_sublayers[attention_owner] = (
-                        AlbertAttentionSublayer(
-                            num_heads=num_heads,
-                            hidden_dim=hidden_dim,
-                            attention=attention,
-                            dropout=dropout,
-                            attention_dropout=attention_dropout,
-                            layer_norm_epsilon=layer_norm_epsilon,
-                            initializer_range=initializer_range,
-                            attention_kwargs=self.attention_kwargs,
-                            dtype=self.dtype_policy,
-                            name=f"{attention_owner}_attention",
-                        )
+                    self.attention_sublayers[attention_owner] = new_attention(
+                        f"{attention_owner}_attention"
                     )
                 if feed_forward_owner not in self.feed_forward_sublayers:
                     self.feed_forward_sublayers[feed_forward_owner] = (
-                        AlbertFeedForwardSublayer(
-                            hidden_dim=hidden_dim,
-                            intermediate_dim=intermediate_dim,
-                            activation=activation,
-                            dropout=dropout,
-                            layer_norm_epsilon=layer_norm_epsilon,
-                            initializer_range=initializer_range,
-                            dtype=self.dtype_policy,
-                            name=f"{feed_forward_owner}_feed_forward",
-                        )
+                        new_feed_forward(f"{feed_forward_owner}_feed_forward")
                     )
 
     def build(self, hidden_states_shape, padding_mask_shape=None):

@@ -2,8 +2,7 @@
 
 import keras
 
-from keras_albert.layers.transformer_sublayers import AlbertAttentionSublayer
-from keras_albert.layers.transformer_sublayers import AlbertFeedForwardSublayer
+from keras_albert.layers.transformer_sublayers import sublayer_factories
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -47,28 +46,21 @@ class AlbertTransformerBlock(keras.layers.Layer):
         self.initializer_range = initializer_range
         self.attention = attention
         self.attention_kwargs = dict(attention_kwargs or {})
-        self.attention_sublayer = AlbertAttentionSublayer(
+        new_attention, new_feed_forward = sublayer_factories(
             num_heads=num_heads,
-            hidden_dim=hidden_dim,
-            attention=attention,
-            dropout=dropout,
-            attention_dropout=attention_dropout,
-            layer_norm_epsilon=layer_norm_epsilon,
-            initializer_range=initializer_range,
-            attention_kwargs=attention_kwargs,
-            dtype=self.dtype_policy,
-            name="attention",
-        )
-        self.feed_forward = AlbertFeedForwardSublayer(
             hidden_dim=hidden_dim,
             intermediate_dim=intermediate_dim,
             activation=activation,
             dropout=dropout,
+            attention_dropout=attention_dropout,
             layer_norm_epsilon=layer_norm_epsilon,
             initializer_range=initializer_range,
+            attention=attention,
+            attention_kwargs=self.attention_kwargs,
             dtype=self.dtype_policy,
-            name="feed_forward",
         )
+        self.attention_sublayer = new_attention("attention")
+        self.feed_forward = new_feed_forward("feed_forward")
 
     def build(self, hidden_states_shape, padding_mask_shape=None):
         self.attention_sublayer.build(hidden_states_shape, padding_mask_shape)

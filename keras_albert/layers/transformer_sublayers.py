@@ -181,3 +181,49 @@ class AlbertFeedForwardSublayer(keras.layers.Layer):
             }
         )
         return config
+
+
+def sublayer_factories(
+    num_heads,
+    hidden_dim,
+    intermediate_dim,
+    activation,
+    dropout,
+    attention_dropout,
+    layer_norm_epsilon,
+    initializer_range,
+    attention,
+    attention_kwargs,
+    dtype,
+):
+    """Returns `(new_attention(name), new_feed_forward(name))` that build
+    the two halves of a block with one set of hyperparameters, so blocks
+    and shared encoders cannot drift apart."""
+
+    def new_attention(name):
+        return AlbertAttentionSublayer(
+            num_heads=num_heads,
+            hidden_dim=hidden_dim,
+            attention=attention,
+            dropout=dropout,
+            attention_dropout=attention_dropout,
+            layer_norm_epsilon=layer_norm_epsilon,
+            initializer_range=initializer_range,
+            attention_kwargs=attention_kwargs,
+            dtype=dtype,
+            name=name,
+        )
+
+    def new_feed_forward(name):
+        return AlbertFeedForwardSublayer(
+            hidden_dim=hidden_dim,
+            intermediate_dim=intermediate_dim,
+            activation=activation,
+            dropout=dropout,
+            layer_norm_epsilon=layer_norm_epsilon,
+            initializer_range=initializer_range,
+            dtype=dtype,
+            name=name,
+        )
+
+    return new_attention, new_feed_forward
