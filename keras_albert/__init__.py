@@ -19,6 +19,10 @@ from keras_albert.models.albert_text_classifier_preprocessor import (  # noqa: E
 from keras_albert.models.albert_tokenizer import AlbertTokenizer  # noqa: E402
 from keras_albert.models.preset_resolution import list_presets  # noqa: E402
 
+# Registers the keras-hub preset converter (official presets are published in
+# keras-hub's format).
+from keras_albert.convert import keras_hub_preset as _keras_hub_preset  # noqa: E402, F401
+
 # keras-hub's name for the classifier, so code written for it ports over.
 AlbertTextClassifier = AlbertClassifier
 

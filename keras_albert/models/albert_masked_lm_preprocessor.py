@@ -7,6 +7,7 @@ from keras_hub.tokenizers import Tokenizer
 from keras_albert.layers.validation import check_positive_int
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin
 from keras_albert.models.preprocessor_inputs import check_sequence_length
 from keras_albert.models.preprocessor_inputs import check_truncate
 from keras_albert.models.preprocessor_inputs import int32_padding_mask
@@ -16,7 +17,9 @@ from keras_albert.models.preset_resolution import PresetResolutionMixin
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertMaskedLMPreprocessor(PresetResolutionMixin, MaskedLMPreprocessor):
+class AlbertMaskedLMPreprocessor(
+    PresetResolutionMixin, BackboneSequenceLengthMixin, MaskedLMPreprocessor
+):
     """Packs texts like `AlbertTextClassifierPreprocessor` and masks tokens.
 
     Selects `mask_selection_rate` of the tokens (at most

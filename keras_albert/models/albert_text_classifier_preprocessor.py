@@ -6,6 +6,7 @@ from keras_hub.tokenizers import Tokenizer
 
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin
 from keras_albert.models.preprocessor_inputs import check_sequence_length
 from keras_albert.models.preprocessor_inputs import check_truncate
 from keras_albert.models.preprocessor_inputs import int32_padding_mask
@@ -16,7 +17,7 @@ from keras_albert.models.preset_resolution import PresetResolutionMixin
 
 @keras.saving.register_keras_serializable(package="keras_albert")
 class AlbertTextClassifierPreprocessor(
-    PresetResolutionMixin, TextClassifierPreprocessor
+    PresetResolutionMixin, BackboneSequenceLengthMixin, TextClassifierPreprocessor
 ):
     """Tokenizes and packs texts as `[CLS] a [SEP]` or `[CLS] a [SEP] b [SEP]`.
 

@@ -80,3 +80,17 @@ def with_static_batch_size(outputs, inputs):
         return tensor
 
     return tf.nest.map_structure(restore, outputs)
+
+
+class BackboneSequenceLengthMixin:
+    """A preprocessor made for a preset that has none pads to what the
+    backbone accepts: `min(512, max_sequence_length)`, not a fixed 512 that
+    a small model's position table cannot hold."""
+
+    @classmethod
+    def _add_missing_kwargs(cls, loader, kwargs):
+        kwargs = super()._add_missing_kwargs(loader, kwargs)
+        maximum = loader.config.get("config", {}).get("max_sequence_length")
+        if "sequence_length" not in kwargs and maximum:
+            kwargs["sequence_length"] = min(512, maximum)
+        return kwargs

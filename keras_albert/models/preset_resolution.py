@@ -7,6 +7,7 @@ a `kaggle://` or `hf://` handle. Anything else is an error that lists the
 names we know.
 """
 
+import hashlib
 import os
 import pathlib
 import socket
@@ -104,7 +105,9 @@ def _check_local_preset(path):
         )
     for can_convert, convert in _FOREIGN_PRESET_CONVERTERS:
         if can_convert(path):
-            converted = cache_dir() / "converted" / path.name
+            # Keyed by the source path: two sources never share a cache entry.
+            digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+            converted = cache_dir() / "converted" / f"{path.name}-{digest}"
             if not (converted / "config.json").is_file():
                 convert(str(path), str(converted))
             return str(converted)
