@@ -1,9 +1,13 @@
 """Maps attention names to layer classes, so `attention="lsh"` can replace
 full attention anywhere a config names it."""
 
+from keras_albert.layers.lsh_attention import AlbertLSHSelfAttention
 from keras_albert.layers.self_attention import AlbertSelfAttention
 
-_ATTENTION_LAYERS = {"full": AlbertSelfAttention}
+_ATTENTION_LAYERS = {
+    "full": AlbertSelfAttention,
+    "lsh": AlbertLSHSelfAttention,
+}
 
 
 def register_attention(name, layer_cls):

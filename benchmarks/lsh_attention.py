@@ -1,0 +1,315 @@
+"""LSH self-attention speed and peak memory: ours vs full vs Hugging Face.
+
+For each sequence length (default 1024, 4096, 8192, 16384; batch 1, hidden
+256, 4 heads, chunk 64, one chunk back, none ahead, `num_buckets = 2 *
+length / chunk`) it measures an inference forward pass of
+
+- `lsh-N`: `AlbertLSHSelfAttention` with N = 1, 2, 4 hash rounds,
+- `full`: `AlbertSelfAttention` (full attention, the ALBERT default),
+- `hf-lsh-N`: Hugging Face's `LSHSelfAttention` (Reformer, PyTorch) with the
+  same sizes and N = 1, 2, 4.
+
+Both Keras layers run as a `tf.function` (no XLA, the Keras default on CPU;
+`--jit` turns XLA on), PyTorch eagerly under `no_grad`. Every framework gets
+the same thread count (`--threads`: TF intra-op threads, `torch` threads,
+`OMP_NUM_THREADS`; one inter-op thread each). Note ours includes the output
+projection (hidden x hidden), Hugging Face's `LSHSelfAttention` does not.
+
+Method:
+- Each (length, configuration) runs in a fresh subprocess, so one
+  measurement's allocations cannot leak into the next.
+- Time: the median of `--repeats` timed calls after one untimed warm-up call
+  (tracing and first-run costs excluded), waiting for the result each time.
+- Peak memory: CPU has no allocator statistics (TF's `get_memory_info` is
+  GPU-only), so we read the process's peak resident set size
+  (`resource.getrusage(...).ru_maxrss`, a high-water mark). The baseline is
+  taken after imports, a warm-up of the same layer type at 256 tokens (which
+  pays the runtime's one-time start-up: thread pools, kernel caches), building
+  the measured layer and creating its input; the reported peak is the
+  high-water mark after the warm-up and timed calls minus that baseline, i.e.
+  the extra memory the forward pass at that length needed.
+- Out of memory: each subprocess has its data segment capped at
+  `--memory-limit-gib` (RLIMIT_DATA, default 8 GiB, to stay polite on a
+  shared machine); a run that exceeds it is reported as "out of memory", as
+  is any run that dies with an allocation error.
+
+Prints a table of absolute times and peaks, the ratios, and the targets at
+8192 tokens: LSH-1 >= 5x faster and <= 1/8 the peak memory of full attention,
+and LSH-1 time <= 1.5x Hugging Face's LSH-1.
+
+Needs `torch==2.13.0` (CPU) and `transformers` (imported only here).
+
+Usage:
+    python benchmarks/lsh_attention.py [--lengths 1024 4096 8192 16384]
+        [--repeats 3] [--threads 2] [--memory-limit-gib 8] [--jit]
+"""
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+HIDDEN = 256
+HEADS = 4
+CHUNK = 64
+WARMUP_LENGTH = 256
+CONFIGS = ("lsh-1", "hf-lsh-1", "lsh-2", "hf-lsh-2", "lsh-4", "hf-lsh-4", "full")
+OOM_SIGNS = (
+    "out of memory",
+    "ResourceExhausted",
+    "OOM",
+    "bad_alloc",
+    "can't allocate memory",
+    "MemoryError",
+    "Cannot allocate memory",
+)
+
+
+def peak_rss_mib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def num_buckets_for(length):
+    return max(2, 2 * length // CHUNK)
+
+
+def keras_runner(config, length, threads, jit):
+    os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import numpy as np
+    import tensorflow as tf
+
+    tf.config.threading.set_intra_op_parallelism_threads(threads)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    from keras_albert.layers import AlbertLSHSelfAttention
+    from keras_albert.layers import AlbertSelfAttention
+
+    def make(n):
+        if config == "full":
+            return AlbertSelfAttention(num_heads=HEADS, hidden_dim=HIDDEN)
+        return AlbertLSHSelfAttention(
+            num_heads=HEADS,
+            hidden_dim=HIDDEN,
+            num_hashes=int(config.split("-")[-1]),
+            num_buckets=num_buckets_for(n),
+            chunk_length=CHUNK,
+            num_chunks_before=1,
+            num_chunks_after=0,
+            seed=0,
+        )
+
+    def compiled(n):
+        layer = make(n)
+        x = tf.constant(
+            np.random.default_rng(0).normal(size=(1, n, HIDDEN)), tf.float32
+        )
+        layer.build(x.shape)
+        fn = tf.function(lambda inputs: layer(inputs), jit_compile=jit)
+        fn.get_concrete_function(x)
+        return lambda: fn(x).numpy()
+
+    compiled(WARMUP_LENGTH)()
+    return compiled(length)
+
+
+def torch_runner(config, length, threads):
+    try:
+        import torch
+        from transformers import ReformerConfig
+        from transformers.models.reformer.modeling_reformer import LSHSelfAttention
+    except ImportError as error:
+        raise SystemExit(
+            "This benchmark needs PyTorch and transformers: "
+            "pip install torch==2.13.0 transformers"
+        ) from error
+
+    torch.set_num_threads(threads)
+    torch.set_num_interop_threads(1)
+
+    def compiled(n):
+        hf_config = ReformerConfig(
+            hidden_size=HIDDEN,
+            num_attention_heads=HEADS,
+            attention_head_size=HIDDEN // HEADS,
+            lsh_attn_chunk_length=CHUNK,
+            num_buckets=num_buckets_for(n),
+            num_hashes=int(config.split("-")[-1]),
+            lsh_num_chunks_before=1,
+            lsh_num_chunks_after=0,
+            lsh_attention_probs_dropout_prob=0.0,
+            is_decoder=False,
+            hash_seed=0,
+        )
+        layer = LSHSelfAttention(hf_config).eval()
+        x = torch.randn(1, n, HIDDEN, generator=torch.Generator().manual_seed(0))
+
+        def run():
+            with torch.no_grad():
+                return layer(x).hidden_states.numpy()
+
+        return run
+
+    compiled(WARMUP_LENGTH)()
+    return compiled(length)
+
+
+def worker(args):
+    """Measures one configuration; prints one JSON line."""
+    limit = int(args.memory_limit_gib * 2**30)
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    try:
+        if args.worker.startswith("hf-"):
+            run = torch_runner(args.worker, args.length, args.threads)
+        else:
+            run = keras_runner(args.worker, args.length, args.threads, args.jit)
+        baseline = peak_rss_mib()
+        run()  # warm-up: first-call costs are not timed
+        times = []
+        for _ in range(args.repeats):
+            start = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - start)
+        result = {
+            "time_s": statistics.median(times),
+            "times_s": times,
+            "peak_mib": peak_rss_mib() - baseline,
+        }
+    except Exception as error:  # reported, not hidden: see `classify`
+        result = {"error": f"{type(error).__name__}: {error}"[:300]}
+    print("RESULT " + json.dumps(result), flush=True)
+
+
+def classify(process):
+    for line in process.stdout.splitlines():
+        if line.startswith("RESULT "):
+            result = json.loads(line[len("RESULT "):])
+            break
+    else:
+        tail = (process.stderr or "").strip().splitlines()[-3:]
+        result = {"error": f"exit {process.returncode}: " + " | ".join(tail)}
+    if "error" in result:
+        if any(sign in result["error"] for sign in OOM_SIGNS) or process.returncode in (
+            -9,
+            137,
+        ):
+            result["status"] = "out of memory"
+        else:
+            result["status"] = "failed"
+    return result
+
+
+def measure(config, length, args):
+    command = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--worker",
+        config,
+        "--length",
+        str(length),
+        "--repeats",
+        str(args.repeats),
+        "--threads",
+        str(args.threads),
+        "--memory-limit-gib",
+        str(args.memory_limit_gib),
+    ] + (["--jit"] if args.jit else [])
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    process = subprocess.run(
+        command, capture_output=True, text=True, env=env, timeout=args.timeout
+    )
+    return classify(process)
+
+
+def describe(result):
+    if "error" in result:
+        return f"{result['status']:>12s}", f"{'-':>10s}"
+    return f"{result['time_s'] * 1000:12.1f}", f"{result['peak_mib']:10.1f}"
+
+
+def ratio(numerator, denominator, key):
+    if "error" in numerator or "error" in denominator:
+        return None
+    return numerator[key] / max(denominator[key], 1e-9)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--lengths", type=int, nargs="+", default=[1024, 4096, 8192, 16384]
+    )
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--memory-limit-gib", type=float, default=8.0)
+    parser.add_argument("--jit", action="store_true", help="XLA for ours")
+    parser.add_argument("--timeout", type=int, default=600)
+    parser.add_argument("--configs", nargs="+", default=list(CONFIGS))
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--length", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args)
+        return
+
+    print(
+        f"batch 1, hidden {HIDDEN}, {HEADS} heads, chunk {CHUNK}, "
+        f"num_buckets = 2 * length / chunk, threads {args.threads}, "
+        f"repeats {args.repeats}, XLA {'on' if args.jit else 'off'}, "
+        f"memory cap {args.memory_limit_gib:g} GiB per run"
+    )
+    print(f"{'length':>7s} {'config':>10s} {'median ms':>12s} {'peak MiB':>10s}")
+    results = {}
+    for length in args.lengths:
+        for config in args.configs:
+            try:
+                result = measure(config, length, args)
+            except subprocess.TimeoutExpired:
+                result = {"error": "timeout", "status": "timed out"}
+            results[length, config] = result
+            time_text, memory_text = describe(result)
+            print(f"{length:7d} {config:>10s} {time_text} {memory_text}", flush=True)
+            if "error" in result:
+                print(f"{'':19s}({result['error']})", flush=True)
+
+    print()
+    print(
+        f"{'length':>7s} {'full/lsh-1 time':>16s} {'lsh-1/full mem':>15s} "
+        f"{'lsh-1/hf-lsh-1 time':>20s} {'lsh-4/hf-lsh-4 time':>20s}"
+    )
+
+    def fmt(value):
+        return f"{value:.3f}" if value is not None else "n/a"
+
+    for length in args.lengths:
+        get = lambda c: results.get((length, c), {"error": "not run"})
+        print(
+            f"{length:7d} "
+            f"{fmt(ratio(get('full'), get('lsh-1'), 'time_s')):>16s} "
+            f"{fmt(ratio(get('lsh-1'), get('full'), 'peak_mib')):>15s} "
+            f"{fmt(ratio(get('lsh-1'), get('hf-lsh-1'), 'time_s')):>20s} "
+            f"{fmt(ratio(get('lsh-4'), get('hf-lsh-4'), 'time_s')):>20s}"
+        )
+
+    if 8192 in args.lengths:
+        get = lambda c: results.get((8192, c), {"error": "not run"})
+        print()
+        print("Targets at 8192 tokens:")
+        speedup = ratio(get("full"), get("lsh-1"), "time_s")
+        memory = ratio(get("lsh-1"), get("full"), "peak_mib")
+        versus_hf = ratio(get("lsh-1"), get("hf-lsh-1"), "time_s")
+        checks = [
+            ("LSH-1 >= 5x faster than full", speedup, lambda r: r >= 5),
+            ("LSH-1 peak <= 1/8 of full", memory, lambda r: r <= 1 / 8),
+            ("LSH-1 time <= 1.5x HF LSH-1", versus_hf, lambda r: r <= 1.5),
+        ]
+        for name, value, passes in checks:
+            verdict = "n/a" if value is None else ("PASS" if passes(value) else "FAIL")
+            print(f"  {name:32s} {fmt(value):>8s}  {verdict}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""Hashing, sorting and chunking helpers for LSH self-attention.
+
+Pure functions on `keras.ops`, written for XLA and TFLite: int32 indices,
+no data-dependent Python control flow, the sort done with `top_k` (TFLite's
+`TOPK_V2`, XLA's sort) and every permutation applied with a flat `take`
+(one `GATHER`). Shapes may be static or, while Keras traces a functional
+model, partly unknown; Python branches look only at static shapes.
+"""
+
+import numpy as np
+from keras import ops
+
+# Sort keys are `bucket * length + position` in int32 (XLA on TPU cannot sort
+# int64), so `(num_buckets + 1) * length` must stay below this.
+INT32_LIMIT = 2**31 - 1
+
+
+def hash_buckets(vectors, rotations, num_hashes, num_buckets):
+    """Angular LSH: `argmax([xR, -xR])` for each hash round.
+
+    Args:
+        vectors: float tensor [batch, heads, length, head_dim].
+        rotations: float tensor [heads, head_dim, num_hashes * num_buckets / 2].
+        num_hashes: int, rounds of hashing.
+        num_buckets: int, 1 (everything in bucket 0) or even.
+
+    Returns:
+        int32 tensor [batch, heads, num_hashes, length] of bucket ids.
+    """
+    shape = ops.shape(vectors)
+    batch, heads, length = shape[0], shape[1], shape[2]
+    if num_buckets == 1:
+        return ops.zeros((batch, heads, num_hashes, length), "int32")
+    half = num_buckets // 2
+    rotated = ops.einsum("bnld,ndk->bnlk", vectors, rotations)
+    rotated = ops.reshape(rotated, (-1, length, num_hashes, half))
+    # argmax over [xR, -xR] without materialising the concatenation: the
+    # winner is the largest xR unless the most negative one is larger in
+    # magnitude (ties go to xR, the first half, as argmax would). top_k with
+    # k=1 rather than ops.argmax, whose float version adds a bitwise sign
+    # check that TFLite has no built-in for.
+    largest, largest_index = ops.top_k(rotated, 1)
+    negated_smallest, smallest_index = ops.top_k(-rotated, 1)
+    buckets = ops.where(
+        largest >= negated_smallest,
+        ops.cast(largest_index, "int32"),
+        ops.cast(smallest_index, "int32") + half,
+    )[..., 0]
+    buckets = ops.transpose(buckets, (0, 2, 1))
+    return ops.reshape(buckets, (batch, heads, num_hashes, length))
+
+
+def sort_by_bucket(buckets, valid, num_buckets):
+    """Sorts positions by `(bucket, position)` with unique int32 keys.
+
+    Invalid (padded) positions go to an extra bucket `num_buckets`, so they
+    sort after every real token and never change which real tokens share a
+    chunk.
+
+    Args:
+        buckets: int32 [..., length].
+        valid: bool [..., length] broadcastable to `buckets`, or None.
+        num_buckets: int.
+
+    Returns:
+        `(positions, sorted_valid)`: int32 [..., length], the original
+        position of each sorted slot, and bool [..., length], whether that
+        slot holds a real token (None when `valid` is None).
+    """
+    length = ops.shape(buckets)[-1]
+    if valid is not None:
+        buckets = ops.where(valid, buckets, num_buckets)
+    keys = buckets * length + ops.arange(length, dtype="int32")
+    # Keys are non-negative, so negating them cannot overflow; top_k of the
+    # negated keys is an ascending sort that TFLite runs natively.
+    negated, positions = ops.top_k(-keys, length, sorted=True)
+    positions = ops.cast(positions, "int32")
+    if valid is None:
+        return positions, None
+    return positions, -negated < num_buckets * length
+
+
+def invert_permutation(permutation):
+    """Inverse of a permutation along the last axis (a second `top_k`)."""
+    length = ops.shape(permutation)[-1]
+    _, inverse = ops.top_k(-permutation, length, sorted=True)
+    return ops.cast(inverse, "int32")
+
+
+def gather_rows(values, indices):
+    """`values[g, indices[g, ...], :]` for every leading row `g`.
+
+    Args:
+        values: [groups, length, depth].
+        indices: int32 [groups, ..., length'] with entries in [0, length).
+
+    Returns:
+        [groups, ..., length', depth].
+    """
+    shape = ops.shape(values)
+    length, depth = shape[1], shape[2]
+    index_shape = ops.shape(indices)
+    groups = ops.shape(indices)[0]
+    offsets = ops.arange(groups, dtype="int32") * length
+    offsets = ops.reshape(offsets, (-1,) + (1,) * (len(index_shape) - 1))
+    flat = ops.reshape(values, (-1, depth))
+    gathered = ops.take(flat, ops.reshape(indices + offsets, (-1,)), axis=0)
+    return ops.reshape(gathered, tuple(index_shape) + (depth,))
+
+
+def neighbour_chunks(num_chunks, num_chunks_before, num_chunks_after):
+    """Which chunks each chunk attends to, and which of those are repeats.
+
+    The own chunk comes first, then `num_chunks_before` chunks back, then
+    `num_chunks_after` ahead, wrapping around (as Reformer). When there are
+    fewer chunks than that window, a chunk would be seen twice and get
+    double weight; the repeats are flagged so the caller can mask them.
+
+    Args:
+        num_chunks: int or scalar int32 tensor.
+        num_chunks_before: int.
+        num_chunks_after: int.
+
+    Returns:
+        `(indices, repeated)`: int32 [num_chunks, window] chunk indices and
+        bool [num_chunks, window] (None when repeats are impossible), NumPy
+        arrays when `num_chunks` is a Python int, else tensors.
+    """
+    offsets = [0]
+    offsets += [-i for i in range(1, num_chunks_before + 1)]
+    offsets += list(range(1, num_chunks_after + 1))
+    if isinstance(num_chunks, int):
+        # Static shapes (the normal case): constants, no ops in the graph.
+        columns = [(np.arange(num_chunks) + o) % num_chunks for o in offsets]
+        indices = np.stack(columns, axis=1).astype("int32")
+        if num_chunks >= len(offsets):
+            return indices, None
+        repeated = [
+            [column[c] in [earlier[c] for earlier in columns[:i]]
+             for i, column in enumerate(columns)]
+            for c in range(num_chunks)
+        ]
+        return indices, np.array(repeated, dtype=bool)
+    chunks = ops.arange(num_chunks, dtype="int32")
+    columns = [ops.mod(chunks + o, num_chunks) for o in offsets]
+    repeated = [ops.zeros_like(columns[0], dtype="bool")]
+    for i in range(1, len(columns)):
+        seen = ops.zeros_like(columns[0], dtype="bool")
+        for j in range(i):
+            seen = ops.logical_or(seen, ops.equal(columns[i], columns[j]))
+        repeated.append(seen)
+    return ops.stack(columns, axis=1), ops.stack(repeated, axis=1)
+
+
+def look_around(chunked, indices):
+    """Concatenates each chunk with its neighbours along the slot axis.
+
+    Args:
+        chunked: [groups, num_chunks, chunk_length, ...].
+        indices: int32 [num_chunks, window] from `neighbour_chunks`.
+
+    Returns:
+        [groups, num_chunks, window * chunk_length, ...].
+    """
+    shape = ops.shape(chunked)
+    window = int(indices.shape[1])
+    if window == 1:
+        return chunked
+    gathered = ops.take(chunked, ops.reshape(indices, (-1,)), axis=1)
+    return ops.reshape(
+        gathered,
+        (shape[0], shape[1], window * shape[2]) + tuple(shape[3:]),
+    )
