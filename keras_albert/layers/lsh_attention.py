@@ -6,7 +6,7 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_albert.layers.initializers import albert_kernel_initializer
+from keras_albert.layers.initializers import albert_dense
 from keras_albert.layers.lsh_hashing import INT32_LIMIT
 from keras_albert.layers.lsh_hashing import gather_rows
 from keras_albert.layers.lsh_hashing import hash_buckets
@@ -148,11 +148,8 @@ class AlbertLSHSelfAttention(keras.layers.Layer):
         self.redraw_rotations = redraw_rotations
 
         def dense(name):
-            return keras.layers.Dense(
-                hidden_dim,
-                kernel_initializer=albert_kernel_initializer(initializer_range),
-                dtype=self.dtype_policy,
-                name=name,
+            return albert_dense(
+                hidden_dim, initializer_range, self.dtype_policy, name
             )
 
         # Shared query/key projection: named `query` (no `key`) so full

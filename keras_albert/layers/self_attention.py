@@ -5,7 +5,7 @@ import math
 import keras
 from keras import ops
 
-from keras_albert.layers.initializers import albert_kernel_initializer
+from keras_albert.layers.initializers import albert_dense
 from keras_albert.layers.validation import check_divisible
 from keras_albert.layers.validation import check_positive_int
 from keras_albert.layers.validation import check_rate
@@ -59,11 +59,8 @@ class AlbertSelfAttention(keras.layers.Layer):
         self.initializer_range = initializer_range
 
         def dense(name):
-            return keras.layers.Dense(
-                hidden_dim,
-                kernel_initializer=albert_kernel_initializer(initializer_range),
-                dtype=self.dtype_policy,
-                name=name,
+            return albert_dense(
+                hidden_dim, initializer_range, self.dtype_policy, name
             )
 
         self.query = dense("query")
