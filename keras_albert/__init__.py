@@ -13,6 +13,8 @@ from keras_albert.models.albert_masked_lm_preprocessor import (  # noqa: E402
     AlbertMaskedLMPreprocessor,
 )
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS  # noqa: E402
+from keras_albert.models.albert_pretrainer import AlbertPretrainer  # noqa: E402
+from keras_albert.models.albert_pretrainer import pretraining_batch  # noqa: E402
 from keras_albert.models.albert_text_classifier_preprocessor import (  # noqa: E402
     AlbertTextClassifierPreprocessor,
 )

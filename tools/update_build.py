@@ -61,6 +61,8 @@ def library_sources():
                 str(p.relative_to(ROOT))
                 for p in sorted((ROOT / "keras_albert").glob("*.py"))
             ]
+            if (ROOT / "keras_albert" / "cli").is_dir():
+                files += _sources("keras_albert/cli")
         else:
             files = _sources(f"keras_albert/{name}")
         if files:

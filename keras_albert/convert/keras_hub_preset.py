@@ -6,16 +6,14 @@ use them. Registered with `keras_albert.models.preset_resolution` on import.
 """
 
 import json
-import os
 import pathlib
-import shutil
-import tempfile
 
 from keras_albert.convert.keras_hub_weights import keras_hub_backbone_weights
 from keras_albert.convert.keras_hub_weights import keras_hub_config_to_ours
 from keras_albert.convert.tf1_names import set_backbone_weights
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.atomic_directory import atomic_directory
 from keras_albert.models.preset_resolution import register_foreign_preset_converter
 
 _KERAS_HUB_BACKBONE = "keras_hub>AlbertBackbone"
@@ -47,23 +45,12 @@ def convert_keras_hub_preset(src, dst):
         keras_hub_backbone_weights(source),
         source=f"keras-hub preset {str(src)!r}",
     )
-    dst = pathlib.Path(dst)
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    staging = pathlib.Path(tempfile.mkdtemp(prefix=dst.name + ".", dir=dst.parent))
-    try:
-        backbone.save_to_preset(str(staging))
+    with atomic_directory(dst) as staging:
+        backbone.save_to_preset(staging)
         vocabulary = pathlib.Path(src) / "assets" / "tokenizer" / "vocabulary.spm"
         if vocabulary.is_file():
             # The official vocabularies are uncased: lowercase as Google did.
-            AlbertTokenizer(proto=vocabulary.read_bytes()).save_to_preset(
-                str(staging)
-            )
-        if dst.exists():
-            shutil.rmtree(dst)
-        os.replace(staging, dst)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+            AlbertTokenizer(proto=vocabulary.read_bytes()).save_to_preset(staging)
     return str(dst)
 
 

@@ -298,6 +298,7 @@ def pretraining_dataset(
     favor_shorter_ngram=True,
     whole_word_masking=True,
     input_context=None,
+    skip_batches=0,
 ):
     """A `tf.data` pipeline over pretraining TFRecords, with static shapes.
 
@@ -325,6 +326,10 @@ def pretraining_dataset(
         input_context: a `tf.distribute.InputContext`; files are sharded
             across input pipelines (e.g. from
             `strategy.distribute_datasets_from_function`).
+        skip_batches: int >= 0, batches of the (seeded) stream to leave
+            out: a resumed run passes the steps already trained so it sees
+            exactly the batches an uninterrupted run would. Skipped batches
+            are read but neither parsed nor masked.
 
     Returns:
         A `tf.data.Dataset` of feature dicts with the original names.
@@ -338,6 +343,18 @@ def pretraining_dataset(
     files = _resolve_files(file_pattern)
     check_positive_int("batch_size", batch_size)
     check_positive_int("shuffle_buffer_size", shuffle_buffer_size)
+    if isinstance(skip_batches, bool) or not isinstance(skip_batches, int) or (
+        skip_batches < 0
+    ):
+        raise ValueError(
+            f"`skip_batches` must be an int >= 0. Received: skip_batches={skip_batches!r}"
+        )
+    if skip_batches and is_training and seed is None:
+        raise ValueError(
+            "`skip_batches` needs a `seed` when `is_training=True`: an "
+            "unseeded shuffle makes the skipped batches differ from those "
+            "trained on."
+        )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ValueError(f"`seed` must be an int or None. Received: seed={seed!r}")
     stored = _record_lengths(files[0])
@@ -384,30 +401,35 @@ def pretraining_dataset(
     if is_training:
         dataset = dataset.shuffle(shuffle_buffer_size, seed=seed).repeat()
     dataset = dataset.batch(batch_size, drop_remainder=True)
-    dataset = dataset.map(
-        lambda records: parse_pretraining_examples(
-            records, max_seq_length, max_predictions_per_seq
-        ),
-        num_parallel_calls=tf.data.AUTOTUNE,
-        deterministic=True,
-    )
     if dynamic_masking:
+        # One seed pair per batch, zipped before skipping so a resumed run
+        # draws the masks an uninterrupted run would.
         seeds = tf.data.Dataset.random(
             seed=seed, rerandomize_each_iteration=True
         ).batch(2)
-        dataset = tf.data.Dataset.zip(dataset, seeds).map(
-            lambda features, batch_seed: mask_ngrams_tf(
-                features,
-                batch_seed,
-                vocabulary_size,
-                masked_lm_prob=masked_lm_prob,
-                max_ngram=max_ngram,
-                favor_shorter_ngram=favor_shorter_ngram,
-                whole_word_masking=whole_word_masking,
-            ),
-            num_parallel_calls=tf.data.AUTOTUNE,
-            deterministic=True,
+        dataset = tf.data.Dataset.zip(dataset, seeds)
+    if skip_batches:
+        dataset = dataset.skip(skip_batches)
+
+    def parse_and_mask(records, batch_seed=None):
+        features = parse_pretraining_examples(
+            records, max_seq_length, max_predictions_per_seq
         )
+        if not dynamic_masking:
+            return features
+        return mask_ngrams_tf(
+            features,
+            batch_seed,
+            vocabulary_size,
+            masked_lm_prob=masked_lm_prob,
+            max_ngram=max_ngram,
+            favor_shorter_ngram=favor_shorter_ngram,
+            whole_word_masking=whole_word_masking,
+        )
+
+    dataset = dataset.map(
+        parse_and_mask, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True
+    )
     return dataset.prefetch(tf.data.AUTOTUNE)
 
 

@@ -18,6 +18,10 @@ import urllib.parse
 import keras
 import tensorflow as tf
 
+from keras_albert.training.keras_distribution_fixes import (
+    apply_keras_distribution_fixes,
+)
+
 STRATEGY_NAMES = ("auto", "tpu", "gpu", "mirrored", "multi_worker", "cpu")
 PRECISION_POLICIES = ("float32", "mixed_bfloat16", "mixed_float16")
 DEFAULT_TPU_TIMEOUT_SECONDS = 120.0
@@ -242,6 +246,7 @@ def resolve_strategy(name="auto", tpu=None, timeout_seconds=DEFAULT_TPU_TIMEOUT_
             f"Received: name={name!r}, tpu={tpu!r}"
         )
     timeout_seconds = _check_timeout(timeout_seconds)
+    apply_keras_distribution_fixes()
 
     if name == "tpu":
         if tpu is None and _tpu_from_environment() is False:
@@ -308,3 +313,25 @@ def configure_precision(policy="float32"):
         )
     keras.mixed_precision.set_global_policy(policy)
     return keras.mixed_precision.global_policy()
+
+
+def xla_supported(strategy):
+    """Whether a `jit_compile=True` train step can run under `strategy`.
+
+    XLA's CPU backend has no cross-replica ops: with several replicas on
+    CPUs, MirroredStrategy (logical devices of one process) fails with
+    "Trying to access resource ... located in device CPU:1", and
+    MultiWorkerMirroredStrategy with "No registered 'CollectiveGatherV2'
+    OpKernel for XLA_CPU_JIT". TPUs, GPUs and single-replica strategies
+    are fine.
+
+    Example:
+    >>> xla_supported(resolve_strategy("cpu"))
+    True
+    """
+    if strategy.num_replicas_in_sync <= 1:
+        return True
+    if isinstance(strategy, (tf.distribute.TPUStrategy,)):
+        return True
+    devices = getattr(strategy.extended, "worker_devices", ())
+    return not any("CPU" in device.upper() for device in devices)

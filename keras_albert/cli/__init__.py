@@ -1,0 +1,1 @@
+"""Command line: `python -m keras_albert <command> --help`."""

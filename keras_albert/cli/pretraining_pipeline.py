@@ -1,0 +1,353 @@
+"""Corpus -> vocabulary -> TFRecords -> pretrained ALBERT preset, resumable.
+
+Each stage writes its output atomically and is skipped when a previous run
+of the same command already produced it, so re-running a killed command
+continues where it stopped: the vocabulary and the instance files are
+reused, training resumes from the last checkpoint at the exact data
+position, and the preset is written last.
+
+Output layout:
+    DIR/vocabulary.spm           SentencePiece model (ALBERT special ids)
+    DIR/data/train-*.tfrecord    pretraining instances (Google's features)
+    DIR/data/eval.tfrecord       held-out instances (with --eval_corpus)
+    DIR/settings.json            the settings the data was made with
+    DIR/checkpoints/             tf.train checkpoints (weights, optimizer,
+                                 step, RNG state)
+    DIR/logs/                    TensorBoard logs
+    DIR/preset/                  the keras_albert preset (backbone, MLM and
+                                 sentence heads, tokenizer, preprocessor)
+    DIR/metrics.json             final training and held-out metrics
+"""
+
+import dataclasses
+import glob
+import json
+import os
+import pathlib
+import time
+
+import keras
+import tensorflow as tf
+
+from keras_albert.data.documents import read_documents
+from keras_albert.data.pretraining_instances import create_pretraining_instances
+from keras_albert.data.pretraining_tfrecords import pretraining_dataset
+from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
+from keras_albert.data.sentencepiece_training import train_sentencepiece
+from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_presets import OFFICIAL_PRESETS
+from keras_albert.models.albert_pretrainer import AlbertPretrainer
+from keras_albert.models.albert_pretrainer import check_sentence_task
+from keras_albert.models.albert_pretrainer import pretraining_batch
+from keras_albert.models.albert_text_classifier_preprocessor import (
+    AlbertTextClassifierPreprocessor,
+)
+from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.atomic_directory import atomic_directory
+from keras_albert.training.lamb import AlbertLamb
+from keras_albert.training.resumable_fit import resumable_fit
+from keras_albert.training.schedules import WarmupLinearDecay
+from keras_albert.training.strategy import configure_precision
+from keras_albert.training.strategy import resolve_strategy
+from keras_albert.training.strategy import xla_supported
+
+# Settings that shape the data; a re-run with other values must not reuse it.
+DATA_SETTINGS = (
+    "corpus",
+    "document_boundary",
+    "sentence_split",
+    "vocabulary_size",
+    "max_seq_length",
+    "max_predictions_per_seq",
+    "masked_lm_prob",
+    "dupe_factor",
+    "sentence_task",
+    "num_shards",
+    "seed",
+)
+
+
+@dataclasses.dataclass
+class PretrainingSettings:
+    """Everything `python -m keras_albert pretrain` takes (see its --help)."""
+
+    corpus: list
+    output: str
+    config: str = "albert_base_en_uncased"
+    vocabulary_size: int = 30000
+    document_boundary: str = "blank_line"
+    sentence_split: str = "line"
+    eval_corpus: list = None
+    max_seq_length: int = 512
+    max_predictions_per_seq: int = 20
+    masked_lm_prob: float = 0.15
+    dupe_factor: int = 10
+    sentence_task: str = "sop"
+    num_shards: int = 4
+    dynamic_masking: bool = False
+    batch_size: int = 64
+    train_steps: int = 10000
+    warmup_steps: int = None
+    learning_rate: float = 0.00176
+    optimizer: str = "lamb"
+    checkpoint_every: int = 1000
+    steps_per_execution: int = 1
+    strategy: str = "auto"
+    tpu: str = None
+    precision: str = "float32"
+    jit_compile: bool = True
+    seed: int = 12345
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def backbone_config(config, vocabulary_size, max_seq_length):
+    """Backbone kwargs from a preset name, a JSON file or an inline object."""
+    if config in OFFICIAL_PRESETS:
+        values = dict(OFFICIAL_PRESETS[config]["config"])
+    elif isinstance(config, str) and config.lstrip().startswith("{"):
+        values = _json_object(config, "the inline --config")
+    elif isinstance(config, str) and os.path.isfile(config):
+        with open(config, encoding="utf-8") as file:
+            values = _json_object(file.read(), repr(config))
+    else:
+        raise ValueError(
+            "`config` must be an official preset name "
+            f"({sorted(OFFICIAL_PRESETS)}), a JSON file or an inline JSON "
+            f"object of AlbertBackbone arguments. Received: config={config!r}"
+        )
+    values["vocabulary_size"] = vocabulary_size
+    values.setdefault("max_sequence_length", max_seq_length)
+    if values["max_sequence_length"] < max_seq_length:
+        raise ValueError(
+            f"The config's max_sequence_length={values['max_sequence_length']} "
+            f"is shorter than max_seq_length={max_seq_length}."
+        )
+    return values
+
+
+def _json_object(text, where):
+    try:
+        values = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where} is not valid JSON: {error}") from None
+    if not isinstance(values, dict):
+        raise ValueError(f"{where} must be a JSON object, got {type(values).__name__}.")
+    return values
+
+
+def _sentences(paths, settings):
+    for document in read_documents(
+        paths, settings.document_boundary, settings.sentence_split
+    ):
+        yield from document
+
+
+def build_vocabulary(settings, path):
+    if path.exists():
+        log(f"vocabulary: reusing {path}")
+        return path.read_bytes()
+    log(f"vocabulary: training a {settings.vocabulary_size}-piece SentencePiece model")
+    proto = train_sentencepiece(
+        _sentences(settings.corpus, settings), settings.vocabulary_size
+    )
+    staging = path.with_name(path.name + ".partial")
+    staging.write_bytes(proto)
+    os.replace(staging, path)
+    return proto
+
+
+def _instances(paths, settings, proto, dupe_factor, seed):
+    return create_pretraining_instances(
+        read_documents(paths, settings.document_boundary, settings.sentence_split),
+        proto,
+        max_seq_length=settings.max_seq_length,
+        max_predictions_per_seq=settings.max_predictions_per_seq,
+        masked_lm_prob=settings.masked_lm_prob,
+        sentence_task="sop" if settings.sentence_task == "none" else settings.sentence_task,
+        dupe_factor=dupe_factor,
+        seed=seed,
+    )
+
+
+def build_data(settings, proto, data_dir):
+    """Writes (or reuses) the training and held-out TFRecords."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    train = [
+        str(data_dir / f"train-{i:05d}-of-{settings.num_shards:05d}.tfrecord")
+        for i in range(settings.num_shards)
+    ]
+    if all(os.path.exists(path) for path in train):
+        log(f"data: reusing {len(train)} files in {data_dir}")
+    else:
+        log("data: creating pretraining instances (n-gram masking, "
+            f"{settings.sentence_task}, dupe_factor={settings.dupe_factor})")
+        count = write_pretraining_tfrecords(
+            _instances(settings.corpus, settings, proto, settings.dupe_factor, settings.seed),
+            train,
+        )
+        log(f"data: {count} training instances")
+    eval_path = None
+    if settings.eval_corpus:
+        eval_path = str(data_dir / "eval.tfrecord")
+        if not os.path.exists(eval_path):
+            count = write_pretraining_tfrecords(
+                _instances(settings.eval_corpus, settings, proto, 1, settings.seed + 1),
+                eval_path,
+            )
+            log(f"data: {count} held-out instances")
+    return train, eval_path
+
+
+def _check_settings(settings, path):
+    current = {name: getattr(settings, name) for name in DATA_SETTINGS}
+    if path.exists():
+        previous = json.loads(path.read_text())
+        changed = {
+            name: (previous.get(name), value)
+            for name, value in current.items()
+            if previous.get(name) != value
+        }
+        if changed:
+            details = ", ".join(f"{n}: {old!r} -> {new!r}" for n, (old, new) in changed.items())
+            raise ValueError(
+                f"{path.parent} holds a run made with other data settings "
+                f"({details}). Use a new --output directory, or the same settings."
+            )
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = path.with_name(path.name + ".partial")
+        staging.write_text(json.dumps(current, indent=2))
+        os.replace(staging, path)
+
+
+def _optimizer(settings):
+    warmup = settings.warmup_steps
+    if warmup is None:
+        warmup = min(3125, settings.train_steps // 10)
+    schedule = WarmupLinearDecay(
+        peak_learning_rate=settings.learning_rate,
+        warmup_steps=warmup,
+        total_steps=settings.train_steps,
+    )
+    if settings.optimizer == "lamb":
+        return AlbertLamb(learning_rate=schedule)
+    if settings.optimizer == "adamw":
+        return keras.optimizers.AdamW(
+            learning_rate=schedule, weight_decay=0.01, global_clipnorm=1.0
+        )
+    raise ValueError(
+        "`optimizer` must be 'lamb' or 'adamw'. "
+        f"Received: optimizer={settings.optimizer!r}"
+    )
+
+
+def _train_dataset(settings, files, strategy):
+    replicas = strategy.num_replicas_in_sync
+    if settings.batch_size % replicas:
+        raise ValueError(
+            f"`batch_size={settings.batch_size}` must be a multiple of the "
+            f"{replicas} replicas of the strategy."
+        )
+
+    def make(skip_batches):
+        dataset = pretraining_dataset(
+            files,
+            settings.batch_size,
+            seed=settings.seed,
+            dynamic_masking=settings.dynamic_masking,
+            vocabulary_size=settings.vocabulary_size,
+            masked_lm_prob=settings.masked_lm_prob,
+            skip_batches=skip_batches,
+        )
+        return dataset.map(
+            lambda features: pretraining_batch(features, settings.sentence_task)
+        )
+
+    return make
+
+
+def save_preset(pretrainer, tokenizer, settings, preset_dir):
+    """Writes the pretrainer (heads included), tokenizer and a preprocessor."""
+    with atomic_directory(preset_dir) as staging:
+        pretrainer.save_to_preset(staging)
+        tokenizer.save_to_preset(staging)
+        AlbertTextClassifierPreprocessor(
+            tokenizer, sequence_length=settings.max_seq_length
+        ).save_to_preset(staging)
+
+
+def evaluate_heldout(pretrainer, settings, eval_path, batch_size):
+    dataset = pretraining_dataset(
+        eval_path, batch_size, is_training=False
+    ).map(lambda features: pretraining_batch(features, settings.sentence_task))
+    return pretrainer.evaluate(dataset, return_dict=True, verbose=0)
+
+
+def run_pretraining(settings):
+    """Runs (or resumes) the whole pipeline; returns the metrics dict."""
+    check_sentence_task(settings.sentence_task)
+    output = pathlib.Path(settings.output)
+    output.mkdir(parents=True, exist_ok=True)
+    _check_settings(settings, output / "settings.json")
+    keras.utils.set_random_seed(settings.seed)
+    proto = build_vocabulary(settings, output / "vocabulary.spm")
+    tokenizer = AlbertTokenizer(proto=proto)
+    train_files, eval_path = build_data(settings, proto, output / "data")
+
+    configure_precision(settings.precision)
+    strategy = resolve_strategy(settings.strategy, tpu=settings.tpu)
+    log(f"training: {type(strategy).__name__}, {strategy.num_replicas_in_sync} replica(s)")
+    jit_compile = settings.jit_compile
+    if jit_compile and not xla_supported(strategy):
+        log("training: XLA off (it cannot run replicas on logical CPU devices)")
+        jit_compile = False
+    with strategy.scope():
+        backbone = AlbertBackbone(
+            **backbone_config(
+                settings.config, tokenizer.vocabulary_size(), settings.max_seq_length
+            )
+        )
+        pretrainer = AlbertPretrainer(backbone, sentence_task=settings.sentence_task)
+        pretrainer.compile(
+            optimizer=_optimizer(settings),
+            jit_compile=jit_compile,
+            steps_per_execution=settings.steps_per_execution,
+        )
+    log(f"training: {backbone.count_params():,} backbone parameters")
+    history, first_step = resumable_fit(
+        pretrainer,
+        _train_dataset(settings, train_files, strategy),
+        total_steps=settings.train_steps,
+        checkpoint_dir=output / "checkpoints",
+        checkpoint_every=settings.checkpoint_every,
+        callbacks=[keras.callbacks.TensorBoard(str(output / "logs"), update_freq=100)],
+    )
+    if first_step:
+        log(f"training: resumed at step {first_step}")
+    metrics = {"train_steps": settings.train_steps}
+    if history is not None:
+        metrics["train"] = {k: float(v[-1]) for k, v in history.history.items()}
+    if eval_path:
+        metrics["heldout"] = evaluate_heldout(
+            pretrainer, settings, eval_path, settings.batch_size
+        )
+        log(f"held-out: {json.dumps(metrics['heldout'])}")
+    save_preset(pretrainer, tokenizer, settings, output / "preset")
+    staging = output / "metrics.json.partial"
+    staging.write_text(json.dumps(metrics, indent=2))
+    os.replace(staging, output / "metrics.json")
+    log(f"preset written to {output / 'preset'}")
+    return metrics
+
+
+def expand_corpus(patterns, name="corpus"):
+    """Checks that every pattern names at least one file."""
+    if not patterns:
+        raise ValueError(f"`{name}` must name at least one file. Received: {patterns!r}")
+    for pattern in patterns:
+        if not (tf.io.gfile.glob(pattern) or glob.glob(pattern)):
+            raise FileNotFoundError(f"`{name}` entry {pattern!r} matches no file.")
+    return list(patterns)

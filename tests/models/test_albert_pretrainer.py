@@ -1,0 +1,146 @@
+"""AlbertPretrainer: MLM + SOP / NSP / none, trained on real instances."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_albert
+from keras_albert.data.pretraining_instances import create_pretraining_instances
+from keras_albert.data.pretraining_tfrecords import pretraining_dataset
+from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
+from keras_albert.models.albert_pretrainer import AlbertPretrainer
+from keras_albert.models.albert_pretrainer import pretraining_batch
+from tests.conftest import synthetic_sentences
+
+
+@pytest.fixture(scope="module")
+def instance_file(tmp_path_factory, sentencepiece_proto):
+    sentences = synthetic_sentences(600, seed=3)
+    documents = [sentences[i : i + 12] for i in range(0, len(sentences), 12)]
+    path = str(tmp_path_factory.mktemp("instances") / "train.tfrecord")
+    # NSP instances carry labels usable for every sentence task here.
+    write_pretraining_tfrecords(
+        create_pretraining_instances(
+            documents,
+            sentencepiece_proto,
+            max_seq_length=32,
+            max_predictions_per_seq=5,
+            sentence_task="nsp",
+            seed=1,
+        ),
+        path,
+    )
+    return path
+
+
+def _backbone(vocabulary_size=80):
+    keras.utils.set_random_seed(0)
+    return keras_albert.AlbertBackbone(
+        vocabulary_size=vocabulary_size,
+        num_layers=2,
+        num_heads=2,
+        embedding_dim=16,
+        hidden_dim=32,
+        intermediate_dim=64,
+        max_sequence_length=32,
+    )
+
+
+@pytest.mark.parametrize(
+    "sentence_task, sentence_metric",
+    [("sop", "sentence_order"), ("nsp", "next_sentence"), ("none", None)],
+)
+def test_training_lowers_both_losses(instance_file, sentence_task, sentence_metric):
+    pretrainer = AlbertPretrainer(_backbone(), sentence_task=sentence_task)
+    pretrainer.compile(optimizer=keras.optimizers.Adam(3e-3))
+    # Two fixed batches repeated: the losses must fall as they are learned.
+    dataset = (
+        pretraining_dataset(instance_file, 16, is_training=False)
+        .take(2)
+        .cache()
+        .repeat()
+        .map(lambda features: pretraining_batch(features, sentence_task))
+    )
+    history = pretrainer.fit(dataset, steps_per_epoch=10, epochs=4, verbose=0).history
+    assert history["mlm_loss"][-1] < history["mlm_loss"][0] - 0.5
+    assert 0 <= history["mlm_accuracy"][-1] <= 1
+    if sentence_metric is None:
+        assert not any(name.startswith(("sentence", "next")) for name in history)
+    else:
+        losses = history[f"{sentence_metric}_loss"]
+        assert losses[-1] < losses[0]
+        assert f"{sentence_metric}_accuracy" in history
+    # The train step was compiled with XLA.
+    assert pretrainer.jit_compile is True
+
+
+def test_outputs_and_mlm_head_tied_to_word_embeddings():
+    backbone = _backbone()
+    pretrainer = AlbertPretrainer(backbone)
+    batch = {
+        "token_ids": np.full((2, 8), 7, "int32"),
+        "segment_ids": np.zeros((2, 8), "int32"),
+        "padding_mask": np.ones((2, 8), "int32"),
+        "mask_positions": np.array([[1, 2, 0], [3, 0, 0]], "int32"),
+    }
+    outputs = pretrainer(batch)
+    assert outputs["mlm"].shape == (2, 3, 80)
+    assert outputs["sentence_order"].shape == (2, 2)
+    head_weights = {id(w) for w in pretrainer.masked_lm_head.weights}
+    assert id(backbone.token_embedding.embeddings) in head_weights
+
+
+def test_loss_ignores_padded_predictions(instance_file):
+    pretrainer = AlbertPretrainer(_backbone())
+    pretrainer.compile()
+    x, y, weights = pretraining_batch(
+        next(iter(pretraining_dataset(instance_file, 4, is_training=False)))
+    )
+    base = pretrainer.evaluate(x, y, sample_weight=weights, return_dict=True, verbose=0)
+    # Change the labels of padded slots only: the loss must not move.
+    padded = weights["mlm"].numpy() == 0
+    assert padded.any()
+    changed = dict(y, mlm=np.where(padded, 9, y["mlm"].numpy()))
+    again = pretrainer.evaluate(x, changed, sample_weight=weights, return_dict=True, verbose=0)
+    np.testing.assert_allclose(again["mlm_loss"], base["mlm_loss"], rtol=1e-6)
+
+
+def test_preset_round_trip_keeps_heads(tmp_path):
+    pretrainer = AlbertPretrainer(_backbone(), sentence_task="nsp")
+    pretrainer.save_to_preset(str(tmp_path))
+    restored = AlbertPretrainer.from_preset(str(tmp_path))
+    assert restored.sentence_task == "nsp"
+    for a, b in zip(pretrainer.weights, restored.weights):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    # The same directory gives a backbone for fine-tuning.
+    backbone = keras_albert.AlbertBackbone.from_preset(str(tmp_path))
+    assert backbone.count_params() == pretrainer.backbone.count_params()
+
+
+def test_pretraining_batch_maps_google_feature_names():
+    features = {
+        "input_ids": tf.ones((2, 6), tf.int32),
+        "input_mask": tf.ones((2, 6), tf.int32),
+        "segment_ids": tf.zeros((2, 6), tf.int32),
+        "masked_lm_positions": tf.ones((2, 3), tf.int32),
+        "masked_lm_ids": tf.ones((2, 3), tf.int32),
+        "masked_lm_weights": tf.constant([[1.0, 1.0, 0.0]] * 2),
+        "next_sentence_labels": tf.constant([[1], [0]]),
+    }
+    x, y, weights = pretraining_batch(features, "sop")
+    assert sorted(x) == ["mask_positions", "padding_mask", "segment_ids", "token_ids"]
+    np.testing.assert_array_equal(y["sentence_order"], [1, 0])
+    x, y, weights = pretraining_batch(features, "none")
+    assert sorted(y) == ["mlm"]
+
+
+@pytest.mark.parametrize("bad", ["SOP", "mlm", None])
+def test_bad_sentence_task_is_named(bad):
+    with pytest.raises(ValueError, match="sentence_task"):
+        AlbertPretrainer(_backbone(), sentence_task=bad)
+
+
+def test_preprocessor_is_refused_with_the_reason():
+    with pytest.raises(ValueError, match="no preprocessor"):
+        AlbertPretrainer(_backbone(), preprocessor=object())

@@ -1,0 +1,88 @@
+"""resumable_fit: a resumed run ends with the weights of an uninterrupted one."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from keras_albert.training.resumable_fit import resumable_fit
+
+
+def _model():
+    keras.utils.set_random_seed(4)
+    model = keras.Sequential(
+        [keras.Input((6,)), keras.layers.Dense(8), keras.layers.Dropout(0.3),
+         keras.layers.Dense(1)]
+    )
+    model.compile(optimizer=keras.optimizers.Adam(1e-2), loss="mse", jit_compile=True)
+    return model
+
+
+def _stream(skip_batches):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 6)).astype("float32")
+    y = rng.normal(size=(40, 1)).astype("float32")
+    # Every batch differs, so training on the wrong ones shows in the weights.
+    return (
+        tf.data.Dataset.from_tensor_slices((x, y))
+        .shuffle(40, seed=1)
+        .repeat()
+        .batch(4)
+        .skip(skip_batches)
+    )
+
+
+def _weights(model):
+    return [w.numpy() for w in model.weights]
+
+
+def test_resumed_run_equals_uninterrupted_run(tmp_path):
+    straight = _model()
+    resumable_fit(straight, _stream, 12, tmp_path / "straight", 3, verbose=0)
+
+    first = _model()
+    resumable_fit(first, _stream, 6, tmp_path / "resumed", 3, verbose=0)
+    second = _model()  # a fresh process would start from fresh weights too
+    _, start = resumable_fit(second, _stream, 12, tmp_path / "resumed", 3, verbose=0)
+
+    assert start == 6
+    assert int(second.optimizer.iterations.numpy()) == 12
+    for a, b in zip(_weights(straight), _weights(second)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_replaying_the_data_would_differ(tmp_path):
+    """The check above can fail: resuming without skipping changes weights."""
+    straight = _model()
+    resumable_fit(straight, _stream, 12, tmp_path / "straight", 3, verbose=0)
+    first = _model()
+    resumable_fit(first, _stream, 6, tmp_path / "replayed", 3, verbose=0)
+    second = _model()
+    resumable_fit(second, lambda skip: _stream(0), 12, tmp_path / "replayed", 3, verbose=0)
+    differences = [np.abs(a - b).max() for a, b in zip(_weights(straight), _weights(second))]
+    assert max(differences) > 1e-4
+
+
+def test_finished_run_is_not_trained_again(tmp_path):
+    model = _model()
+    resumable_fit(model, _stream, 3, tmp_path, 3, verbose=0)
+    again = _model()
+    history, start = resumable_fit(again, _stream, 3, tmp_path, 3, verbose=0)
+    assert history is None and start == 3
+
+
+def test_checkpoint_every_must_divide_total_steps(tmp_path):
+    with pytest.raises(ValueError, match="checkpoint_every"):
+        resumable_fit(_model(), _stream, 10, tmp_path, 3)
+
+
+def test_resuming_with_another_interval_is_refused(tmp_path):
+    resumable_fit(_model(), _stream, 3, tmp_path, 3, verbose=0)
+    with pytest.raises(ValueError, match="step 3"):
+        resumable_fit(_model(), _stream, 12, tmp_path, 2, verbose=0)
+
+
+def test_uncompiled_model_is_refused(tmp_path):
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    with pytest.raises(ValueError, match="Compile"):
+        resumable_fit(model, _stream, 3, tmp_path, 3)
