@@ -60,6 +60,7 @@ def train_sentencepiece(
     # SentencePiece wraps exceptions from the iterator in RuntimeError, so a
     # bad item is remembered here and re-raised as itself afterwards.
     bad_items = []
+    count = [0]
 
     def sentences():
         for text in texts:
@@ -68,6 +69,7 @@ def train_sentencepiece(
                 return
             text = normalize_text(text, lowercase=lowercase)
             if text:
+                count[0] += 1
                 yield text
 
     model = io.BytesIO()
@@ -97,6 +99,11 @@ def train_sentencepiece(
     except RuntimeError as error:
         if bad_items:
             raise _not_a_string(bad_items[0]) from None
+        if not count[0]:
+            raise ValueError(
+                "`texts` is empty: it holds no non-blank text to train a "
+                "vocabulary on."
+            ) from None
         message = str(error)
         if "too high" in message:
             raise ValueError(

@@ -1,0 +1,150 @@
+"""`python -m keras_albert pretrain`: end to end, kill -9 and resume, bad input."""
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import keras_albert
+from tests.conftest import synthetic_sentences
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+KILLER = pathlib.Path(__file__).with_name("kill_during_pretraining.py")
+TINY_CONFIG = json.dumps(
+    dict(num_layers=2, num_heads=2, embedding_dim=8, hidden_dim=16,
+         intermediate_dim=32, max_sequence_length=32, dropout=0.1)
+)
+
+
+def _write_corpus(path, documents=30, sentences=8, seed=0):
+    lines = synthetic_sentences(documents * sentences, seed=seed)
+    text = "\n\n".join(
+        "\n".join(lines[i : i + sentences]) for i in range(0, len(lines), sentences)
+    )
+    path.write_text(text + "\n")
+    return str(path)
+
+
+def _arguments(corpus, output, eval_corpus=None, **overrides):
+    values = dict(
+        config=TINY_CONFIG, vocab_size=60, max_seq_length=32,
+        max_predictions_per_seq=5, dupe_factor=2, num_shards=2, batch_size=8,
+        train_steps=12, warmup_steps=2, learning_rate=0.01, checkpoint_every=4,
+        dynamic_masking="true",
+    )
+    values.update(overrides)
+    arguments = ["pretrain", "--corpus", corpus, "--output", str(output)]
+    if eval_corpus:
+        arguments += ["--eval_corpus", eval_corpus]
+    for name, value in values.items():
+        arguments += [f"--{name}", str(value)]
+    return arguments
+
+
+def _run(arguments, script=None, **env):
+    command = [sys.executable] + ([str(script)] if script else ["-m", "keras_albert"])
+    return subprocess.run(
+        command + arguments,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), **env),
+        capture_output=True, text=True, timeout=600,
+    )
+
+
+def _final_weights(output):
+    pretrainer = keras_albert.AlbertPretrainer.from_preset(str(output / "preset"))
+    return [w.numpy() for w in pretrainer.weights]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pretrain")
+    corpus = _write_corpus(root / "corpus.txt")
+    heldout = _write_corpus(root / "heldout.txt", documents=6, seed=9)
+    output = root / "straight"
+    result = _run(_arguments(corpus, output, heldout))
+    assert result.returncode == 0, result.stderr[-3000:]
+    return corpus, heldout, output, result
+
+
+def test_pretrain_writes_every_artifact(uninterrupted):
+    _, _, output, result = uninterrupted
+    for name in ("vocabulary.spm", "settings.json", "metrics.json", "preset/config.json",
+                 "preset/task.json", "preset/tokenizer.json", "preset/preprocessor.json"):
+        assert (output / name).is_file(), name
+    assert len(list((output / "data").glob("train-*.tfrecord"))) == 2
+    assert list((output / "logs").rglob("events.out.tfevents.*"))
+    metrics = json.loads((output / "metrics.json").read_text())
+    for name in ("mlm_accuracy", "mlm_loss", "sentence_order_accuracy", "sentence_order_loss"):
+        assert np.isfinite(metrics["heldout"][name])
+    # Progress is shown.
+    assert "vocabulary:" in result.stdout and "Epoch 3/3" in result.stdout
+    # The preset serves a classifier with the trained vocabulary.
+    classifier = keras_albert.AlbertClassifier.from_preset(str(output / "preset"), num_classes=3)
+    assert classifier.predict(["the cat sat on the mat."], verbose=0).shape == (1, 3)
+
+
+def test_kill_9_then_same_command_gives_uninterrupted_weights(uninterrupted, tmp_path):
+    corpus, heldout, straight, _ = uninterrupted
+    output = tmp_path / "resumed"
+    arguments = _arguments(corpus, output, heldout)
+    killed = _run(arguments, script=KILLER, KILL_AT_STEP="6")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
+    assert not (output / "preset").exists()
+    assert (output / "checkpoints" / "ckpt-4.index").is_file()
+
+    resumed = _run(arguments)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "resumed at step 4" in resumed.stdout
+    for a, b in zip(_final_weights(straight), _final_weights(output)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_rerun_with_other_data_settings_is_refused(uninterrupted):
+    corpus, _, output, _ = uninterrupted
+    result = _run(_arguments(corpus, output, max_seq_length=64))
+    assert result.returncode == 2
+    assert "max_seq_length: 32 -> 64" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "content, overrides, message",
+    [
+        ("", {}, "empty"),
+        ("\n\n   \n", {}, "empty"),
+        (None, {"max_seq_length": 6}, "max_seq_length"),
+        (None, {"vocab_size": 100000}, "vocab"),
+        (None, {"train_steps": 10}, "checkpoint_every"),
+    ],
+)
+def test_bad_input_gives_a_clear_error_and_no_preset(tmp_path, content, overrides, message):
+    corpus = tmp_path / "corpus.txt"
+    if content is None:
+        _write_corpus(corpus, documents=4)
+    else:
+        corpus.write_text(content)
+    output = tmp_path / "run"
+    result = _run(_arguments(str(corpus), output, **overrides))
+    assert result.returncode != 0
+    assert message in result.stderr.lower() or message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (output / "preset").exists()
+
+
+def test_missing_corpus_is_named(tmp_path):
+    result = _run(_arguments(str(tmp_path / "nothing*.txt"), tmp_path / "run"))
+    assert result.returncode == 2
+    assert "nothing*.txt" in result.stderr and "matches no file" in result.stderr
+
+
+def test_non_utf8_corpus_is_reported_with_its_file(tmp_path):
+    corpus = tmp_path / "latin1.txt"
+    corpus.write_bytes("caf\xe9 au lait.\nthe cat sat.\n".encode("latin-1"))
+    result = _run(_arguments(str(corpus), tmp_path / "run"))
+    assert result.returncode != 0
+    assert "latin1.txt" in result.stderr
+    assert "Traceback" not in result.stderr
