@@ -137,6 +137,9 @@ class AlbertPretrainer(PresetResolutionMixin, Task):
             outputs[SENTENCE_OUTPUTS[sentence_task]] = self.sentence_head(
                 backbone_outputs["pooled_output"]
             )
+        # Losses in float32 under mixed precision (bf16 logits lose the
+        # resolution cross-entropy over a 30k vocabulary needs).
+        outputs = {k: keras.ops.cast(v, "float32") for k, v in outputs.items()}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
 
     def compile(

@@ -144,3 +144,28 @@ def test_bad_sentence_task_is_named(bad):
 def test_preprocessor_is_refused_with_the_reason():
     with pytest.raises(ValueError, match="no preprocessor"):
         AlbertPretrainer(_backbone(), preprocessor=object())
+
+
+def test_mixed_bfloat16_trains_with_float32_logits():
+    previous = keras.config.dtype_policy()
+    keras.config.set_dtype_policy("mixed_bfloat16")
+    try:
+        pretrainer = AlbertPretrainer(_backbone())
+        pretrainer.compile(optimizer=keras.optimizers.Adam(1e-3))
+        assert pretrainer.backbone.compute_dtype == "bfloat16"
+        rng = np.random.default_rng(0)
+        x = {
+            "token_ids": rng.integers(5, 80, (8, 16)).astype("int32"),
+            "segment_ids": np.zeros((8, 16), "int32"),
+            "padding_mask": np.ones((8, 16), "int32"),
+            "mask_positions": rng.integers(1, 15, (8, 3)).astype("int32"),
+        }
+        y = {
+            "mlm": rng.integers(5, 80, (8, 3)).astype("int32"),
+            "sentence_order": rng.integers(0, 2, (8,)).astype("int32"),
+        }
+        assert {v.dtype for v in pretrainer(x).values()} == {tf.float32}
+        losses = pretrainer.fit(x, y, epochs=3, verbose=0).history["loss"]
+        assert np.isfinite(losses).all() and losses[-1] < losses[0]
+    finally:
+        keras.config.set_dtype_policy(previous)
