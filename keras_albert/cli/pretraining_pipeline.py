@@ -270,9 +270,15 @@ def _train_dataset(settings, files, strategy):
 
 
 def save_preset(pretrainer, tokenizer, settings, preset_dir):
-    """Writes the pretrainer (heads included), tokenizer and a preprocessor."""
+    """Writes the pretrainer (heads included), tokenizer and a preprocessor.
+
+    The optimizer state stays in the checkpoints: the preset holds a fresh
+    copy of the model with the trained weights, which keeps it small.
+    """
     with atomic_directory(preset_dir) as staging:
-        pretrainer.save_to_preset(staging)
+        released = AlbertPretrainer.from_config(pretrainer.get_config())
+        released.set_weights(pretrainer.get_weights())
+        released.save_to_preset(staging)
         tokenizer.save_to_preset(staging)
         AlbertTextClassifierPreprocessor(
             tokenizer, sequence_length=settings.max_seq_length
