@@ -138,6 +138,16 @@ def _json_object(text, where):
     return values
 
 
+def _write_atomically(path, data):
+    """Writes `data` (bytes or str) to `path` via a renamed sibling."""
+    staging = path.with_name(path.name + ".partial")
+    if isinstance(data, bytes):
+        staging.write_bytes(data)
+    else:
+        staging.write_text(data)
+    os.replace(staging, path)
+
+
 def _sentences(paths, settings):
     for document in read_documents(
         paths, settings.document_boundary, settings.sentence_split
@@ -153,9 +163,7 @@ def build_vocabulary(settings, path):
     proto = train_sentencepiece(
         _sentences(settings.corpus, settings), settings.vocabulary_size
     )
-    staging = path.with_name(path.name + ".partial")
-    staging.write_bytes(proto)
-    os.replace(staging, path)
+    _write_atomically(path, proto)
     return proto
 
 
@@ -218,9 +226,7 @@ def _check_settings(settings, path):
             )
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
-        staging = path.with_name(path.name + ".partial")
-        staging.write_text(json.dumps(current, indent=2))
-        os.replace(staging, path)
+        _write_atomically(path, json.dumps(current, indent=2))
 
 
 def _optimizer(settings):
@@ -342,9 +348,7 @@ def run_pretraining(settings):
         )
         log(f"held-out: {json.dumps(metrics['heldout'])}")
     save_preset(pretrainer, tokenizer, settings, output / "preset")
-    staging = output / "metrics.json.partial"
-    staging.write_text(json.dumps(metrics, indent=2))
-    os.replace(staging, output / "metrics.json")
+    _write_atomically(output / "metrics.json", json.dumps(metrics, indent=2))
     log(f"preset written to {output / 'preset'}")
     return metrics
 

@@ -11,6 +11,26 @@ from keras_albert.models.albert_masked_lm_preprocessor import (
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 
 
+def tied_masked_lm_head(backbone):
+    """Google's `cls/predictions` head, tied to `backbone`'s word embeddings."""
+    return AlbertMaskedLMHead(
+        token_embedding=backbone.token_embedding,
+        activation=backbone.activation,
+        layer_norm_epsilon=backbone.layer_norm_epsilon,
+        initializer_range=backbone.initializer_range,
+        dtype=backbone.dtype_policy,
+        name="masked_lm_head",
+    )
+
+
+def masked_lm_inputs(backbone):
+    """The backbone's inputs plus `mask_positions` [batch, predictions]."""
+    return {
+        **backbone.input,
+        "mask_positions": keras.Input(shape=(None,), dtype="int32", name="mask_positions"),
+    }
+
+
 @keras.saving.register_keras_serializable(package="keras_albert")
 class AlbertMaskedLM(PresetResolutionMixin, MaskedLM):
     """Masked language model: predicts the tokens at `mask_positions`.
@@ -33,22 +53,10 @@ class AlbertMaskedLM(PresetResolutionMixin, MaskedLM):
         # === Layers ===
         self.backbone = backbone
         self.preprocessor = preprocessor
-        self.masked_lm_head = AlbertMaskedLMHead(
-            token_embedding=backbone.token_embedding,
-            activation=backbone.activation,
-            layer_norm_epsilon=backbone.layer_norm_epsilon,
-            initializer_range=backbone.initializer_range,
-            dtype=backbone.dtype_policy,
-            name="masked_lm_head",
-        )
+        self.masked_lm_head = tied_masked_lm_head(backbone)
 
         # === Functional model ===
-        inputs = {
-            **backbone.input,
-            "mask_positions": keras.Input(
-                shape=(None,), dtype="int32", name="mask_positions"
-            ),
-        }
+        inputs = masked_lm_inputs(backbone)
         sequence_output = backbone(backbone.input)["sequence_output"]
         outputs = self.masked_lm_head(sequence_output, inputs["mask_positions"])
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)

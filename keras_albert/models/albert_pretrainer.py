@@ -3,9 +3,10 @@
 import keras
 from keras_hub.models import Task
 
-from keras_albert.layers.heads import AlbertMaskedLMHead
 from keras_albert.layers.heads import AlbertSentenceOrderHead
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_masked_lm import masked_lm_inputs
+from keras_albert.models.albert_masked_lm import tied_masked_lm_head
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 
 SENTENCE_TASKS = ("sop", "nsp", "none")
@@ -104,14 +105,7 @@ class AlbertPretrainer(PresetResolutionMixin, Task):
         # === Layers ===
         self.backbone = backbone
         self.preprocessor = None
-        self.masked_lm_head = AlbertMaskedLMHead(
-            token_embedding=backbone.token_embedding,
-            activation=backbone.activation,
-            layer_norm_epsilon=backbone.layer_norm_epsilon,
-            initializer_range=backbone.initializer_range,
-            dtype=backbone.dtype_policy,
-            name="masked_lm_head",
-        )
+        self.masked_lm_head = tied_masked_lm_head(backbone)
         self.sentence_head = None
         if sentence_task != "none":
             self.sentence_head = AlbertSentenceOrderHead(
@@ -121,12 +115,7 @@ class AlbertPretrainer(PresetResolutionMixin, Task):
             )
 
         # === Functional model ===
-        inputs = {
-            **backbone.input,
-            "mask_positions": keras.Input(
-                shape=(None,), dtype="int32", name="mask_positions"
-            ),
-        }
+        inputs = masked_lm_inputs(backbone)
         backbone_outputs = backbone(backbone.input)
         outputs = {
             "mlm": self.masked_lm_head(
