@@ -1,9 +1,13 @@
-"""Our backbone's weights under the variable names of Google's TF1 release.
+"""Our weights under the variable names of Google's TF1 release.
 
 Google's names cover `sharing="all"`. Halves that other sharing strategies
 keep per layer are named `bert/encoder/transformer/layer_{l}/inner_group_{i}`
 in the same pattern, so every keras_albert backbone has a name for every
-weight.
+weight. An `AlbertPretrainer` adds the heads: `cls/predictions/...` (MLM) and
+`cls/seq_relationship/...` (SOP, whose kernel TF1 stores as [2, H]).
+
+Every converter reads its source into {TF1 name: array} and goes through
+`set_model_weights`, so the checks live in one place.
 """
 
 import numpy as np
@@ -58,12 +62,56 @@ def backbone_variables(backbone):
     return names
 
 
+# TF1 stores this kernel transposed ([2, H]) relative to a Dense kernel.
+SOP_KERNEL = "cls/seq_relationship/output_weights"
+MLM_BIAS = "cls/predictions/output_bias"
+
+
+def head_variables(pretrainer):
+    """{TF1 name: keras variable} for the heads of an `AlbertPretrainer`."""
+    mlm = pretrainer.masked_lm_head
+    names = {
+        **_dense("cls/predictions/transform/dense", mlm.transform),
+        **_layer_norm("cls/predictions/transform/LayerNorm", mlm.layer_norm),
+        MLM_BIAS: mlm.output_bias,
+    }
+    if pretrainer.sentence_head is not None:
+        names[SOP_KERNEL] = pretrainer.sentence_head.dense.kernel
+        names["cls/seq_relationship/output_bias"] = (
+            pretrainer.sentence_head.dense.bias
+        )
+    return names
+
+
+def model_variables(model):
+    """{TF1 name: variable} for a backbone, or a pretrainer with its heads."""
+    if hasattr(model, "masked_lm_head"):
+        return {**backbone_variables(model.backbone), **head_variables(model)}
+    return backbone_variables(model)
+
+
+def get_model_weights(model):
+    """Returns {TF1 name: numpy array}, the SOP kernel as TF1 stores it."""
+    weights = {
+        name: np.asarray(variable.numpy())
+        for name, variable in model_variables(model).items()
+    }
+    if SOP_KERNEL in weights:
+        weights[SOP_KERNEL] = weights[SOP_KERNEL].T
+    return weights
+
+
+def set_model_weights(model, weights, source="the source checkpoint"):
+    """Loads {TF1 name: array} into a backbone or pretrainer; all or nothing."""
+    weights = dict(weights)
+    if SOP_KERNEL in weights and np.ndim(weights[SOP_KERNEL]) == 2:
+        weights[SOP_KERNEL] = np.transpose(weights[SOP_KERNEL])
+    assign_named_weights(model_variables(model), weights, source)
+
+
 def get_backbone_weights(backbone):
     """Returns {TF1 name: numpy array} for every backbone weight."""
-    return {
-        name: np.asarray(variable.numpy())
-        for name, variable in backbone_variables(backbone).items()
-    }
+    return get_model_weights(backbone)
 
 
 def assign_named_weights(variables, weights, source="the source checkpoint"):
@@ -100,4 +148,4 @@ def assign_named_weights(variables, weights, source="the source checkpoint"):
 
 def set_backbone_weights(backbone, weights, source="the source checkpoint"):
     """Loads {TF1 name: array} into `backbone`; all or nothing."""
-    assign_named_weights(backbone_variables(backbone), weights, source)
+    set_model_weights(backbone, weights, source)

@@ -1,0 +1,76 @@
+"""Writes a keras_albert preset from {TF1 name: array}, all or nothing.
+
+Every source format ends here: the weights are checked against the model in
+one pass (every missing, unexpected or mis-shaped name in one error) before
+anything touches the disk, and the directory appears whole or not at all.
+With `cls/...` heads in the weights the preset holds an `AlbertPretrainer`
+(MLM and, when present, SOP heads) next to the backbone.
+"""
+
+import pathlib
+
+from keras_albert.convert.tf1_names import SOP_KERNEL
+from keras_albert.convert.tf1_names import set_model_weights
+from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_pretrainer import AlbertPretrainer
+from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.atomic_directory import atomic_directory
+
+
+def check_destination(dst):
+    """A preset goes to a new directory or replaces a directory, never a file."""
+    dst = pathlib.Path(dst)
+    if dst.exists() and not dst.is_dir():
+        raise ValueError(
+            f"`dst` must be a directory path; {str(dst)!r} is an existing file."
+        )
+    return dst
+
+
+def build_model(config, weights, source):
+    """A backbone (or pretrainer, if `weights` has heads) holding `weights`."""
+    backbone = AlbertBackbone(**config)
+    has_heads = any(name.startswith("cls/") for name in weights)
+    model = backbone
+    if has_heads:
+        sentence_task = "sop" if SOP_KERNEL in weights else "none"
+        model = AlbertPretrainer(backbone, sentence_task=sentence_task)
+    set_model_weights(model, weights, source=source)
+    return model
+
+
+def write_converted_preset(dst, config, weights, vocabulary=None, source="source"):
+    """Builds, fills and saves the model; returns the preset path.
+
+    Args:
+        dst: preset directory to create (replaced only once complete).
+        config: `AlbertBackbone` arguments.
+        weights: {TF1 name: array} for the backbone and optional heads.
+        vocabulary: SentencePiece model bytes, or None.
+        source: how errors name the source.
+    """
+    dst = check_destination(dst)
+    model = build_model(config, weights, source)
+    tokenizer = None
+    if vocabulary is not None:
+        # Every published ALBERT vocabulary is uncased.
+        tokenizer = AlbertTokenizer(proto=vocabulary, lowercase=True)
+    with atomic_directory(dst) as staging:
+        model.save_to_preset(staging)
+        if tokenizer is not None:
+            tokenizer.save_to_preset(staging)
+    return str(dst)
+
+
+def load_preset_model(preset):
+    """The pretrainer saved in `preset` if it holds one, else its backbone."""
+    task = pathlib.Path(preset) / "task.json"
+    if task.is_file() and "AlbertPretrainer" in task.read_text(encoding="utf-8"):
+        return AlbertPretrainer.from_preset(str(preset))
+    return AlbertBackbone.from_preset(str(preset))
+
+
+def preset_vocabulary(preset):
+    """The SentencePiece model bytes of `preset`, or None."""
+    path = pathlib.Path(preset) / "assets" / "tokenizer" / "vocabulary.spm"
+    return path.read_bytes() if path.is_file() else None

@@ -1,0 +1,219 @@
+"""Hugging Face ALBERT directories <-> keras_albert presets.
+
+A Hugging Face directory holds `config.json` and `model.safetensors` (or
+shards with `model.safetensors.index.json`, or `pytorch_model.bin`) and
+usually `spiece.model`. Weights are read with safetensors, or with
+`torch.load(weights_only=True)`, which refuses pickled code. PyTorch's
+`Linear` keeps its kernel as [out, in]; TF1 and Keras as [in, out].
+"""
+
+import json
+import pathlib
+
+import numpy as np
+
+from keras_albert.convert.albert_config import albert_config_to_ours
+from keras_albert.convert.albert_config import ours_to_hf_config
+from keras_albert.convert.albert_config import read_json_config
+from keras_albert.convert.converted_preset import check_destination
+from keras_albert.convert.converted_preset import write_converted_preset
+from keras_albert.convert.tf1_names import get_model_weights
+from keras_albert.models.atomic_directory import atomic_directory
+
+_ENCODER = "bert/encoder/transformer"
+# Buffers and tied copies Hugging Face may store that carry no weights of
+# their own: position ids, and the decoder tied to the word embeddings and
+# to `predictions.bias`.
+_REDUNDANT = {
+    "embeddings.position_ids",
+    "predictions.decoder.weight",
+    "predictions.decoder.bias",
+}
+
+
+def _linear(hf, tf1):
+    return [(f"{hf}.weight", f"{tf1}/kernel", True), (f"{hf}.bias", f"{tf1}/bias", False)]
+
+
+def _layer_norm(hf, tf1):
+    return [(f"{hf}.weight", f"{tf1}/gamma", False), (f"{hf}.bias", f"{tf1}/beta", False)]
+
+
+def name_table(num_groups, num_inner):
+    """[(HF name without `albert.`, TF1 name, transpose)] for a backbone."""
+    table = [
+        ("embeddings.word_embeddings.weight", "bert/embeddings/word_embeddings", False),
+        ("embeddings.position_embeddings.weight", "bert/embeddings/position_embeddings", False),
+        ("embeddings.token_type_embeddings.weight", "bert/embeddings/token_type_embeddings", False),
+        *_layer_norm("embeddings.LayerNorm", "bert/embeddings/LayerNorm"),
+        *_linear("encoder.embedding_hidden_mapping_in", "bert/encoder/embedding_hidden_mapping_in"),
+        *_linear("pooler", "bert/pooler/dense"),
+    ]
+    for group in range(num_groups):
+        for inner in range(num_inner):
+            hf = f"encoder.albert_layer_groups.{group}.albert_layers.{inner}"
+            tf1 = f"{_ENCODER}/group_{group}/inner_group_{inner}"
+            for part in ("query", "key", "value"):
+                table += _linear(f"{hf}.attention.{part}", f"{tf1}/attention_1/self/{part}")
+            table += _linear(f"{hf}.attention.dense", f"{tf1}/attention_1/output/dense")
+            table += _layer_norm(f"{hf}.attention.LayerNorm", f"{tf1}/LayerNorm")
+            table += _linear(f"{hf}.ffn", f"{tf1}/ffn_1/intermediate/dense")
+            table += _linear(f"{hf}.ffn_output", f"{tf1}/ffn_1/intermediate/output/dense")
+            table += _layer_norm(f"{hf}.full_layer_layer_norm", f"{tf1}/LayerNorm_1")
+    return table
+
+
+MLM_TABLE = [
+    *_linear("predictions.dense", "cls/predictions/transform/dense"),
+    *_layer_norm("predictions.LayerNorm", "cls/predictions/transform/LayerNorm"),
+    ("predictions.bias", "cls/predictions/output_bias", False),
+]
+# Both store the kernel as [2, H]: no transpose.
+SOP_TABLE = [
+    ("sop_classifier.classifier.weight", "cls/seq_relationship/output_weights", False),
+    ("sop_classifier.classifier.bias", "cls/seq_relationship/output_bias", False),
+]
+
+
+def _load_safetensors(path):
+    from safetensors.numpy import load_file
+
+    try:
+        return load_file(str(path))
+    except Exception as error:  # safetensors raises its own error types.
+        raise ValueError(f"Cannot read {str(path)!r}: {error}") from None
+
+
+def _load_torch(path):
+    try:
+        import torch
+    except ImportError:
+        raise ValueError(
+            f"{str(path)!r} is a PyTorch file and reading it needs torch "
+            "(pip install torch), or convert it to model.safetensors."
+        ) from None
+    try:
+        state = torch.load(str(path), map_location="cpu", weights_only=True)
+    except Exception as error:  # unpickling errors come in many types.
+        raise ValueError(
+            f"Cannot read {str(path)!r} as plain tensors (weights_only=True "
+            f"refuses pickled code): {error}"
+        ) from None
+    return {name: tensor.float().numpy() for name, tensor in state.items()}
+
+
+def read_hf_state(directory):
+    """{HF name: array} from the weight files of `directory`."""
+    directory = pathlib.Path(directory)
+    single = directory / "model.safetensors"
+    index = directory / "model.safetensors.index.json"
+    torch_file = directory / "pytorch_model.bin"
+    if single.is_file():
+        return _load_safetensors(single)
+    if index.is_file():
+        shards = sorted(set(read_json_config(index).get("weight_map", {}).values()))
+        state = {}
+        for shard in shards:
+            state.update(_load_safetensors(directory / shard))
+        return state
+    if torch_file.is_file():
+        return _load_torch(torch_file)
+    raise FileNotFoundError(
+        f"No weights in {str(directory)!r}: expected model.safetensors, "
+        "model.safetensors.index.json or pytorch_model.bin."
+    )
+
+
+def hf_state_to_tf1(state, config):
+    """{TF1 name: array}; unknown HF names are kept so they get reported."""
+    state = {
+        (name[len("albert."):] if name.startswith("albert.") else name): array
+        for name, array in state.items()
+    }
+    table = name_table(config.get("num_groups", 1), config.get("num_inner_repetitions", 1))
+    if any(name.startswith("predictions.") for name in state):
+        table += MLM_TABLE
+    if any(name.startswith("sop_classifier.") for name in state):
+        table += SOP_TABLE
+    by_hf_name = {hf: (tf1, transpose) for hf, tf1, transpose in table}
+    weights = {}
+    for name, array in state.items():
+        if name in by_hf_name:
+            tf1, transpose = by_hf_name[name]
+            weights[tf1] = np.asarray(array).T if transpose else np.asarray(array)
+        elif name not in _REDUNDANT:
+            weights[f"(Hugging Face) {name}"] = array
+    return weights
+
+
+def convert_huggingface(src, dst):
+    """Converts a Hugging Face ALBERT directory at `src` to a preset."""
+    src = pathlib.Path(src)
+    check_destination(dst)
+    if not src.is_dir():
+        raise FileNotFoundError(f"`src` must be a Hugging Face model directory: {str(src)!r}")
+    config_path = src / "config.json"
+    raw = read_json_config(config_path)
+    if raw.get("model_type", "albert") != "albert":
+        raise ValueError(
+            f"{str(config_path)!r} describes model_type={raw['model_type']!r}; "
+            "only 'albert' converts."
+        )
+    config = albert_config_to_ours(raw, "hf", source=f"{str(config_path)!r}")
+    weights = hf_state_to_tf1(read_hf_state(src), config)
+    vocabulary = src / "spiece.model"
+    return write_converted_preset(
+        dst,
+        config,
+        weights,
+        vocabulary.read_bytes() if vocabulary.is_file() else None,
+        source=f"Hugging Face model {str(src)!r}",
+    )
+
+
+def model_to_hf_state(model):
+    """{HF name: array} for one of our backbones or pretrainers."""
+    backbone = getattr(model, "backbone", model)
+    weights = get_model_weights(model)
+    table = name_table(backbone.num_groups, backbone.num_inner_repetitions)
+    if hasattr(model, "masked_lm_head"):
+        # Task models keep the backbone under `albert.`; AlbertModel does not.
+        table = [(f"albert.{hf}", tf1, t) for hf, tf1, t in table] + MLM_TABLE
+        if model.sentence_head is not None:
+            table += SOP_TABLE
+    names = {tf1 for _, tf1, _ in table}
+    if set(weights) != names:
+        raise ValueError(
+            "This model has weights Hugging Face ALBERT cannot hold: "
+            f"{sorted(set(weights) - names)}."
+        )
+    return {
+        hf: np.ascontiguousarray(weights[tf1].T if transpose else weights[tf1])
+        for hf, tf1, transpose in table
+    }
+
+
+def hf_architecture(model):
+    if not hasattr(model, "masked_lm_head"):
+        return "AlbertModel"
+    return "AlbertForPreTraining" if model.sentence_head is not None else "AlbertForMaskedLM"
+
+
+def export_huggingface(model, dst, vocabulary=None):
+    """Writes `model` as a Hugging Face ALBERT directory at `dst`."""
+    from safetensors.numpy import save_file
+
+    dst = check_destination(dst)
+    backbone = getattr(model, "backbone", model)
+    config = ours_to_hf_config(backbone.get_config(), hf_architecture(model))
+    state = model_to_hf_state(model)
+    with atomic_directory(dst) as staging:
+        staging = pathlib.Path(staging)
+        save_file(state, str(staging / "model.safetensors"), metadata={"format": "pt"})
+        (staging / "config.json").write_text(json.dumps(config, indent=2))
+        if vocabulary is not None:
+            (staging / "spiece.model").write_bytes(vocabulary)
+            (staging / "tokenizer_config.json").write_text(
+                json.dumps({"tokenizer_class": "AlbertTokenizer", "do_lower_case": True})
+            )
+    return str(dst)
