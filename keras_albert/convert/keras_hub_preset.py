@@ -1,15 +1,21 @@
-"""keras-hub ALBERT preset directory -> keras_albert preset directory.
+"""keras-hub ALBERT preset directories <-> keras_albert presets.
 
 The official ALBERT v2 presets are published in keras-hub's format; this is
 what lets `keras_albert.AlbertClassifier.from_preset("albert_base_en_uncased")`
 use them. Registered with `keras_albert.models.preset_resolution` on import.
+keras-hub's weight keys are positional, so both directions go through its
+`AlbertBackbone` class. The way back carries the backbone and tokenizer
+(keras-hub has no SOP head), and only configs keras-hub can express.
 """
 
 import json
 import pathlib
 
+from keras_albert.convert.converted_preset import check_destination
 from keras_albert.convert.keras_hub_weights import keras_hub_backbone_weights
 from keras_albert.convert.keras_hub_weights import keras_hub_config_to_ours
+from keras_albert.convert.keras_hub_weights import set_keras_hub_backbone_weights
+from keras_albert.convert.tf1_names import get_backbone_weights
 from keras_albert.convert.tf1_names import set_backbone_weights
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
@@ -37,6 +43,7 @@ def convert_keras_hub_preset(src, dst):
     """
     import keras_hub
 
+    check_destination(dst)
     source = keras_hub.models.AlbertBackbone.from_preset(str(src))
     config = keras_hub_config_to_ours(source.get_config())
     backbone = AlbertBackbone(**config)
@@ -51,6 +58,48 @@ def convert_keras_hub_preset(src, dst):
         if vocabulary.is_file():
             # The official vocabularies are uncased: lowercase as Google did.
             AlbertTokenizer(proto=vocabulary.read_bytes()).save_to_preset(staging)
+    return str(dst)
+
+
+def _keras_hub_arguments(config):
+    """keras-hub `AlbertBackbone` arguments, or an error naming what differs."""
+    fixed = {
+        "sharing": "all",
+        "attention": "full",
+        "activation": "gelu_approximate",
+        "layer_norm_epsilon": 1e-12,
+    }
+    problems = [
+        f"{key}={config[key]!r} (keras-hub has {value!r})"
+        for key, value in fixed.items()
+        if key in config and config[key] != value
+    ]
+    if config["num_layers"] % config.get("num_groups", 1):
+        problems.append(
+            f"num_layers={config['num_layers']} is not a multiple of "
+            f"num_groups={config['num_groups']} (keras-hub requires it)"
+        )
+    if problems:
+        raise ValueError(
+            "This backbone does not fit keras-hub's AlbertBackbone: "
+            + "; ".join(problems) + "."
+        )
+    return keras_hub_config_to_ours(config)
+
+
+def export_keras_hub_preset(backbone, dst, vocabulary=None):
+    """Writes `backbone` (and a tokenizer) as a keras-hub ALBERT preset."""
+    import keras_hub
+
+    check_destination(dst)
+    theirs = keras_hub.models.AlbertBackbone(
+        **_keras_hub_arguments(backbone.get_config())
+    )
+    set_keras_hub_backbone_weights(theirs, get_backbone_weights(backbone))
+    with atomic_directory(dst) as staging:
+        theirs.save_to_preset(staging)
+        if vocabulary is not None:
+            keras_hub.models.AlbertTokenizer(proto=vocabulary).save_to_preset(staging)
     return str(dst)
 
 

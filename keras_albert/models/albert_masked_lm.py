@@ -1,5 +1,7 @@
 """AlbertMaskedLM: the backbone with ALBERT's tied masked-LM head."""
 
+import pathlib
+
 import keras
 from keras_hub.models import MaskedLM
 
@@ -9,6 +11,7 @@ from keras_albert.models.albert_masked_lm_preprocessor import (
     AlbertMaskedLMPreprocessor,
 )
 from keras_albert.models.preset_resolution import PresetResolutionMixin
+from keras_albert.models.preset_resolution import resolve_preset
 
 
 def tied_masked_lm_head(backbone):
@@ -60,6 +63,27 @@ class AlbertMaskedLM(PresetResolutionMixin, MaskedLM):
         sequence_output = backbone(backbone.input)["sequence_output"]
         outputs = self.masked_lm_head(sequence_output, inputs["mask_positions"])
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+
+    @classmethod
+    def from_preset(cls, preset, *args, **kwargs):
+        """Loads the preset; takes a saved pretrainer's MLM head when it has one.
+
+        Converted checkpoints (`python -m keras_albert convert`) and
+        pretraining runs save an `AlbertPretrainer`; its MLM head is the
+        one this model needs, so the head is not started from scratch.
+        """
+        path = resolve_preset(preset)
+        model = super().from_preset(path, *args, **kwargs)
+        task = pathlib.Path(path) / "task.json"
+        if task.is_file() and "AlbertPretrainer" in task.read_text(encoding="utf-8"):
+            from keras_albert.models.albert_pretrainer import AlbertPretrainer
+
+            pretrainer = AlbertPretrainer.from_preset(path)
+            for mine, saved in zip(
+                model.masked_lm_head.weights, pretrainer.masked_lm_head.weights
+            ):
+                mine.assign(saved)
+        return model
 
     def compile(
         self,

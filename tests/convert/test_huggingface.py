@@ -90,3 +90,19 @@ def test_pickled_code_is_refused(tmp_path):
     with pytest.raises(ValueError, match="weights_only"):
         convert_huggingface(tmp_path / "hf", tmp_path / "preset")
     assert not (tmp_path / "preset").exists()
+
+
+def test_masked_lm_from_a_converted_preset_keeps_the_mlm_head(tmp_path, sentencepiece_proto):
+    import keras_albert
+
+    model = hf_model(1, 1)
+    model.save_pretrained(tmp_path / "hf")
+    (tmp_path / "hf" / "spiece.model").write_bytes(sentencepiece_proto)
+    convert_huggingface(tmp_path / "hf", tmp_path / "preset")
+    masked_lm = keras_albert.AlbertMaskedLM.from_preset(str(tmp_path / "preset"))
+    pretrainer = load_preset_model(tmp_path / "preset")
+    for a, b in zip(masked_lm.masked_lm_head.get_weights(), pretrainer.masked_lm_head.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(
+        masked_lm.masked_lm_head.output_bias.numpy(), model.predictions.bias.detach().numpy()
+    )

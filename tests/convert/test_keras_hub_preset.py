@@ -74,3 +74,34 @@ def test_mismatched_weights_are_reported_in_one_error(tiny_backbone_config):
     # Nothing was assigned.
     for a, b in zip(before, ours.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_keras_hub_preset_round_trip_through_ours_is_exact(
+    tmp_path, monkeypatch, keras_hub_preset, sentencepiece_proto
+):
+    from keras_albert.convert.keras_hub_preset import convert_keras_hub_preset
+    from keras_albert.convert.keras_hub_preset import export_keras_hub_preset
+
+    path, theirs = keras_hub_preset
+    convert_keras_hub_preset(path, tmp_path / "ours")
+    ours = keras_albert.AlbertBackbone.from_preset(str(tmp_path / "ours"))
+    export_keras_hub_preset(ours, tmp_path / "back", vocabulary=sentencepiece_proto)
+    again = keras_hub.models.AlbertBackbone.from_preset(str(tmp_path / "back"))
+    assert [w.shape for w in again.weights] == [w.shape for w in theirs.weights]
+    for a, b in zip(again.get_weights(), theirs.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    tokenizer = keras_hub.models.AlbertTokenizer.from_preset(str(tmp_path / "back"))
+    assert tokenizer.vocabulary_size() == 80
+
+
+def test_configs_keras_hub_cannot_express_are_refused(tmp_path, tiny_backbone_config):
+    from keras_albert.convert.keras_hub_preset import export_keras_hub_preset
+
+    ours = keras_albert.AlbertBackbone(
+        **dict(tiny_backbone_config, num_layers=3, num_groups=2, activation="relu")
+    )
+    with pytest.raises(ValueError) as error:
+        export_keras_hub_preset(ours, tmp_path / "back")
+    assert "activation='relu'" in str(error.value)
+    assert "num_layers=3" in str(error.value)
+    assert not (tmp_path / "back").exists()

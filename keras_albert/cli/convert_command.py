@@ -1,0 +1,97 @@
+"""Convert ALBERT weights between Google's TF1 release, Hugging Face,
+keras-hub, TF-Hub modules and keras_albert presets.
+
+  python -m keras_albert convert --from=tf1 --src=albert_base_v2.tar.gz --dst=albert_base
+  python -m keras_albert convert --from=keras_albert --to=hf --src=albert_base --dst=albert_hf
+
+Every source is checked in full before anything is written (all missing,
+unexpected or mis-shaped variables in one error), and the destination
+appears whole or not at all.
+"""
+
+import json
+import pathlib
+import tempfile
+
+from keras_albert.convert.converted_preset import load_preset_model
+from keras_albert.convert.converted_preset import preset_vocabulary
+from keras_albert.convert.huggingface import convert_huggingface
+from keras_albert.convert.huggingface import export_huggingface
+from keras_albert.convert.keras_hub_preset import convert_keras_hub_preset
+from keras_albert.convert.keras_hub_preset import export_keras_hub_preset
+from keras_albert.convert.tf1_checkpoint import convert_tf1_checkpoint
+from keras_albert.convert.tfhub_module import convert_tfhub_module
+
+HELP = "convert checkpoints from/to TF1, Hugging Face, keras-hub, TF-Hub"
+
+SOURCES = ("tf1", "hf", "keras_hub", "tfhub", "keras_albert")
+TARGETS = ("keras_albert", "hf", "keras_hub")
+
+
+def add_arguments(parser):
+    parser.add_argument("--from", dest="source_format", required=True, choices=SOURCES)
+    parser.add_argument("--to", dest="target_format", default="keras_albert", choices=TARGETS)
+    parser.add_argument("--src", required=True, help="source directory or tarball")
+    parser.add_argument("--dst", required=True, help="directory to write")
+    parser.add_argument(
+        "--config", default=None,
+        help="JSON object of backbone arguments the source does not store "
+        "(TF-Hub modules: num_layers for non-official widths)",
+    )
+
+
+def _overrides(text):
+    if text is None:
+        return None
+    try:
+        overrides = json.loads(text)
+    except ValueError as error:
+        raise ValueError(f"`--config` is not valid JSON: {error}. Received: {text!r}") from None
+    if not isinstance(overrides, dict):
+        raise ValueError(f"`--config` must be a JSON object. Received: {text!r}")
+    return overrides
+
+
+def to_preset(source_format, src, dst, overrides=None):
+    """Writes a keras_albert preset for `src` at `dst`."""
+    if source_format == "tf1":
+        return convert_tf1_checkpoint(src, dst)
+    if source_format == "hf":
+        return convert_huggingface(src, dst)
+    if source_format == "keras_hub":
+        return convert_keras_hub_preset(src, dst)
+    if source_format == "tfhub":
+        return convert_tfhub_module(src, dst, overrides=overrides)
+    raise ValueError(f"`--from` must be one of {SOURCES}. Received: {source_format!r}")
+
+
+def from_preset(target_format, preset, dst):
+    """Writes the keras_albert preset at `preset` in `target_format`."""
+    model = load_preset_model(preset)
+    vocabulary = preset_vocabulary(preset)
+    if target_format == "hf":
+        return export_huggingface(model, dst, vocabulary)
+    if target_format == "keras_hub":
+        return export_keras_hub_preset(getattr(model, "backbone", model), dst, vocabulary)
+    raise ValueError(f"`--to` must be one of {TARGETS}. Received: {target_format!r}")
+
+
+def run(args):
+    src, dst = pathlib.Path(args.src), pathlib.Path(args.dst)
+    if not src.exists():
+        raise FileNotFoundError(f"`--src` does not exist: {str(src)!r}")
+    if args.source_format == args.target_format:
+        raise ValueError(f"`--from` and `--to` are both {args.source_format!r}: nothing to convert.")
+    overrides = _overrides(args.config)
+    print(f"Converting {args.source_format} {str(src)!r} -> {args.target_format} {str(dst)!r}")
+    if args.target_format == "keras_albert":
+        written = to_preset(args.source_format, src, dst, overrides)
+    elif args.source_format == "keras_albert":
+        written = from_preset(args.target_format, src, dst)
+    else:
+        # Foreign to foreign: through a temporary keras_albert preset.
+        with tempfile.TemporaryDirectory(prefix="keras_albert_convert_") as scratch:
+            preset = to_preset(args.source_format, src, pathlib.Path(scratch) / "preset", overrides)
+            written = from_preset(args.target_format, preset, dst)
+    print(f"Wrote {written}")
+    return written
