@@ -1,0 +1,52 @@
+"""The serving SavedModel takes raw strings and matches the Keras model."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_albert
+from keras_albert.export import export_serving_saved_model
+
+
+@pytest.fixture(scope="module")
+def tokenizer(sentencepiece_proto):
+    return keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
+
+
+def classifier(tokenizer, config, num_classes):
+    backbone = keras_albert.AlbertBackbone(**dict(config, vocabulary_size=tokenizer.vocabulary_size()))
+    preprocessor = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
+    return keras_albert.AlbertClassifier(backbone, num_classes=num_classes, preprocessor=preprocessor)
+
+
+TEXTS = ["the cat sleeps.", "Émma walks slowly to the garden", "", "dog " * 40]
+
+
+@pytest.mark.parametrize("num_classes,pair", [(3, False), (1, False), (2, True)])
+def test_raw_string_saved_model_matches_keras(tmp_path, tokenizer, tiny_backbone_config, num_classes, pair):
+    task = classifier(tokenizer, tiny_backbone_config, num_classes)
+    difference = export_serving_saved_model(task, tmp_path / "serving", pair=pair, check_texts=TEXTS)
+    assert difference <= 1e-5
+    serve = tf.saved_model.load(str(tmp_path / "serving")).signatures["serving_default"]
+    if pair:
+        out = serve(text=tf.constant(TEXTS), text_pair=tf.constant(TEXTS[::-1]))
+        expected = task.predict((TEXTS, TEXTS[::-1]), verbose=0)
+    else:
+        out = serve(text=tf.constant(TEXTS))
+        expected = task.predict(TEXTS, verbose=0)
+    np.testing.assert_allclose(out["logits"].numpy(), expected, atol=1e-5)
+    if num_classes == 1:
+        assert set(out) == {"logits"}  # regression is not squashed
+    else:
+        np.testing.assert_allclose(out["probabilities"].numpy().sum(-1), 1.0, atol=1e-5)
+
+
+def test_bad_destinations_and_tasks_are_refused(tmp_path, tokenizer, tiny_backbone_config):
+    task = classifier(tokenizer, tiny_backbone_config, 2)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match="is a file"):
+        export_serving_saved_model(task, tmp_path / "file")
+    task.preprocessor = None
+    with pytest.raises(ValueError, match="preprocessor"):
+        export_serving_saved_model(task, tmp_path / "serving")
+    assert not (tmp_path / "serving").exists()
