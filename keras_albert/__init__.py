@@ -12,6 +12,10 @@ from keras_albert.models.albert_masked_lm import AlbertMaskedLM  # noqa: E402
 from keras_albert.models.albert_masked_lm_preprocessor import (  # noqa: E402
     AlbertMaskedLMPreprocessor,
 )
+from keras_albert.models.albert_multiple_choice import AlbertMultipleChoice  # noqa: E402
+from keras_albert.models.albert_multiple_choice_preprocessor import (  # noqa: E402
+    AlbertMultipleChoicePreprocessor,
+)
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS  # noqa: E402
 from keras_albert.models.albert_pretrainer import AlbertPretrainer  # noqa: E402
 from keras_albert.models.albert_pretrainer import pretraining_batch  # noqa: E402

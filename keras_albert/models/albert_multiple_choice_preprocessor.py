@@ -1,0 +1,77 @@
+"""(context, [choices]) -> [batch, num_choices, sequence] ALBERT inputs."""
+
+import keras
+import tensorflow as tf
+
+from keras_albert.models.albert_text_classifier_preprocessor import (
+    AlbertTextClassifierPreprocessor,
+)
+
+
+def _strings(value, name):
+    tensor = tf.convert_to_tensor(value)
+    if tensor.dtype != tf.string:
+        raise ValueError(
+            f"`x[{name!r}]` must hold strings. Received dtype {tensor.dtype.name}."
+        )
+    return tensor
+
+
+@keras.saving.register_keras_serializable(package="keras_albert")
+class AlbertMultipleChoicePreprocessor(AlbertTextClassifierPreprocessor):
+    """Packs each choice with its context, RACE style.
+
+    `x` is a dict: `context` [batch] strings, `choices` [batch, num_choices]
+    strings and an optional `question` [batch]. Choice `i` becomes
+    `[CLS] context [SEP] question choice_i [SEP]`; a question with a blank
+    (`_`) has the choice written into the blank instead, as Google's RACE
+    code does. Any number of choices; the same number within one batch.
+
+    Example:
+    >>> pre = AlbertMultipleChoicePreprocessor.from_preset(
+    ...     "albert_tiny_en", sequence_length=64)  # doctest: +SKIP
+    >>> x = pre({"context": ["Anne stayed at home."],
+    ...          "question": ["Where was Anne?"],
+    ...          "choices": [["at home", "at sea"]]})  # doctest: +SKIP
+    >>> x["token_ids"].shape  # doctest: +SKIP
+    TensorShape([1, 2, 64])
+    """
+
+    def call(self, x, y=None, sample_weight=None):
+        if not isinstance(x, dict) or "context" not in x or "choices" not in x:
+            raise ValueError(
+                "`x` must be a dict with 'context' [batch] and 'choices' "
+                f"[batch, num_choices] strings (and optional 'question'). Received: {x!r}"
+            )
+        context = _strings(x["context"], "context")
+        choices = _strings(x["choices"], "choices")
+        if choices.shape.rank != 2:
+            raise ValueError(
+                "`x['choices']` must be [batch, num_choices]. Received shape "
+                f"{choices.shape}."
+            )
+        num_choices = tf.shape(choices)[1]
+        flat_choices = tf.reshape(choices, [-1])
+        second = flat_choices
+        if x.get("question") is not None:
+            question = tf.repeat(_strings(x["question"], "question"), num_choices)
+            # Text before and after the first blank ("" when there is none).
+            halves = tf.strings.split(question, sep="_", maxsplit=1).to_tensor(
+                default_value="", shape=[None, 2]
+            )
+            second = tf.where(
+                tf.strings.regex_full_match(question, r"(?s).*_.*"),
+                tf.strings.join([halves[:, 0], flat_choices, halves[:, 1]]),
+                tf.strings.join([question, flat_choices], separator=" "),
+            )
+        first = self.tokenizer(tf.repeat(context, num_choices))
+        token_ids, segment_ids = self.packer((first, self.tokenizer(second)))
+        shape = [-1, num_choices, self.sequence_length]
+        packed = {
+            "token_ids": tf.reshape(token_ids, shape),
+            "segment_ids": tf.reshape(segment_ids, shape),
+            "padding_mask": tf.reshape(
+                tf.cast(token_ids != self.tokenizer.pad_token_id, "int32"), shape
+            ),
+        }
+        return keras.utils.pack_x_y_sample_weight(packed, y, sample_weight)
