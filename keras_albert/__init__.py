@@ -22,6 +22,10 @@ from keras_albert.models.albert_pretrainer import pretraining_batch  # noqa: E40
 from keras_albert.models.albert_text_classifier_preprocessor import (  # noqa: E402
     AlbertTextClassifierPreprocessor,
 )
+from keras_albert.models.albert_token_classifier import AlbertTokenClassifier  # noqa: E402
+from keras_albert.models.albert_token_classifier_preprocessor import (  # noqa: E402
+    AlbertTokenClassifierPreprocessor,
+)
 from keras_albert.models.albert_tokenizer import AlbertTokenizer  # noqa: E402
 from keras_albert.models.preset_resolution import list_presets  # noqa: E402
 

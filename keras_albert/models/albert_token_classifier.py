@@ -1,0 +1,97 @@
+"""AlbertTokenClassifier: a label for every word (NER, POS, chunking)."""
+
+import keras
+import numpy as np
+import tensorflow as tf
+from keras_hub.models import Task
+
+from keras_albert.layers.initializers import albert_kernel_initializer
+from keras_albert.layers.validation import check_positive_int
+from keras_albert.layers.validation import check_rate
+from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_token_classifier_preprocessor import (
+    AlbertTokenClassifierPreprocessor,
+)
+from keras_albert.models.albert_token_classifier_preprocessor import word_label_dataset
+from keras_albert.models.preset_resolution import PresetResolutionMixin
+
+
+@keras.saving.register_keras_serializable(package="keras_albert")
+class AlbertTokenClassifier(PresetResolutionMixin, Task):
+    """Per-piece logits [batch, sequence, num_classes] on the sequence output.
+
+    Trained on the first piece of each word (the preprocessor's
+    `sample_weight`); `predict_word_labels` maps predictions back to words.
+
+    Example:
+    >>> tagger = keras_albert.AlbertTokenClassifier.from_preset(
+    ...     "albert_tiny_en", num_classes=9)  # doctest: +SKIP
+    >>> tagger.fit(word_label_dataset([["Anne", "walked"]], [[1, 0]]))  # doctest: +SKIP
+    >>> tagger.predict_word_labels([["Emma", "smiled"]])  # doctest: +SKIP
+    [[1, 0]]
+    """
+
+    backbone_cls = AlbertBackbone
+    preprocessor_cls = AlbertTokenClassifierPreprocessor
+
+    def __init__(self, backbone, num_classes, preprocessor=None, dropout=0.1, **kwargs):
+        check_positive_int("num_classes", num_classes)
+        check_rate("dropout", dropout)
+        # === Layers ===
+        self.backbone = backbone
+        self.preprocessor = preprocessor
+        self.output_dropout = keras.layers.Dropout(
+            dropout, dtype=backbone.dtype_policy, name="output_dropout"
+        )
+        self.output_dense = keras.layers.Dense(
+            num_classes,
+            kernel_initializer=albert_kernel_initializer(backbone.initializer_range),
+            dtype=backbone.dtype_policy,
+            name="logits",
+        )
+
+        # === Functional model ===
+        inputs = backbone.input
+        sequence = backbone(inputs)["sequence_output"]
+        outputs = self.output_dense(self.output_dropout(sequence))
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+
+        # === Config ===
+        self.num_classes = num_classes
+        self.dropout = dropout
+
+    def compile(self, optimizer="auto", loss="auto", *, metrics="auto", **kwargs):
+        """Defaults: Adam(1e-5), cross-entropy and accuracy over words, XLA."""
+        if optimizer == "auto":
+            optimizer = keras.optimizers.Adam(1e-5)
+        if loss == "auto":
+            loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        if metrics == "auto":
+            # Weighted by the preprocessor's sample_weight: first pieces only.
+            kwargs.setdefault(
+                "weighted_metrics",
+                [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+            )
+            metrics = None
+        kwargs.setdefault("jit_compile", True)
+        super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+
+    def predict_word_labels(self, words, batch_size=32):
+        """One predicted label per word; -1 for words cut by truncation."""
+        if self.preprocessor is None:
+            raise ValueError("`predict_word_labels` needs a preprocessor.")
+        words = [example.split() if isinstance(example, str) else list(example) for example in words]
+        logits = self.predict(word_label_dataset(words, batch_size=batch_size), verbose=0)
+        word_ids = np.asarray(self.preprocessor.word_ids(tf.ragged.constant(words)))
+        results = []
+        for row, (example, ids) in enumerate(zip(words, word_ids)):
+            labels = [-1] * len(example)
+            for position in np.flatnonzero(ids >= 0):
+                labels[ids[position]] = int(logits[row, position].argmax())
+            results.append(labels)
+        return results
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"num_classes": self.num_classes, "dropout": self.dropout})
+        return config
