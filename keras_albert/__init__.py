@@ -26,6 +26,10 @@ from keras_albert.models.albert_token_classifier import AlbertTokenClassifier  #
 from keras_albert.models.albert_token_classifier_preprocessor import (  # noqa: E402
     AlbertTokenClassifierPreprocessor,
 )
+from keras_albert.models.albert_question_answerer import AlbertQuestionAnswerer  # noqa: E402
+from keras_albert.models.albert_question_answerer_preprocessor import (  # noqa: E402
+    AlbertQuestionAnswererPreprocessor,
+)
 from keras_albert.models.albert_tokenizer import AlbertTokenizer  # noqa: E402
 from keras_albert.models.preset_resolution import list_presets  # noqa: E402
 

@@ -1,0 +1,99 @@
+"""AlbertQuestionAnswerer: extractive span QA (SQuAD v1.1 and v2.0)."""
+
+import keras
+import numpy as np
+from keras_hub.models import Task
+
+from keras_albert.layers.initializers import albert_kernel_initializer
+from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_question_answerer_preprocessor import (
+    AlbertQuestionAnswererPreprocessor,
+)
+from keras_albert.models.preset_resolution import PresetResolutionMixin
+from keras_albert.models.question_answering_spans import best_answers
+
+
+@keras.saving.register_keras_serializable(package="keras_albert")
+class AlbertQuestionAnswerer(PresetResolutionMixin, Task):
+    """Start and end logits for every position of every window.
+
+    Outputs `{"start_logits", "end_logits"}`, each [batch, sequence]; train
+    with the windows' `start_positions` / `end_positions` (position 0,
+    [CLS], means "no answer in this window"). `answer(questions, contexts)`
+    windows long contexts, predicts, and returns each example's best span
+    as an exact substring of its context, its n-best list and, with
+    `allow_no_answer=True` (SQuAD v2), "" when [CLS] wins by more than
+    `null_threshold`.
+
+    Example:
+    >>> qa = keras_albert.AlbertQuestionAnswerer.from_preset(
+    ...     "albert_tiny_en")  # doctest: +SKIP
+    >>> windows = qa.preprocessor.windows(questions, contexts, answers)  # doctest: +SKIP
+    >>> qa.fit(windows.features, {"start_logits": windows.start_positions,
+    ...     "end_logits": windows.end_positions})  # doctest: +SKIP
+    >>> qa.answer(["Who walked?"], ["Anne walked home."])[0]["text"]  # doctest: +SKIP
+    'Anne'
+    """
+
+    backbone_cls = AlbertBackbone
+    preprocessor_cls = AlbertQuestionAnswererPreprocessor
+
+    def __init__(self, backbone, preprocessor=None, **kwargs):
+        # === Layers ===
+        self.backbone = backbone
+        self.preprocessor = preprocessor
+        self.span_dense = keras.layers.Dense(
+            2,
+            kernel_initializer=albert_kernel_initializer(backbone.initializer_range),
+            dtype=backbone.dtype_policy,
+            name="span_logits",
+        )
+
+        # === Functional model ===
+        inputs = backbone.input
+        logits = self.span_dense(backbone(inputs)["sequence_output"])
+        logits = keras.ops.cast(logits, "float32")
+        outputs = {"start_logits": logits[..., 0], "end_logits": logits[..., 1]}
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+
+    def compile(self, optimizer="auto", loss="auto", *, metrics="auto", **kwargs):
+        """Defaults: Adam(3e-5), cross-entropy over positions for both ends."""
+        if optimizer == "auto":
+            optimizer = keras.optimizers.Adam(3e-5)
+        if loss == "auto":
+            loss = {
+                name: keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+                for name in ("start_logits", "end_logits")
+            }
+        if metrics == "auto":
+            metrics = {
+                name: [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
+                for name in ("start_logits", "end_logits")
+            }
+        kwargs.setdefault("jit_compile", True)
+        super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+
+    def answer(
+        self,
+        questions,
+        contexts,
+        n_best=20,
+        max_answer_length=30,
+        allow_no_answer=False,
+        null_threshold=0.0,
+        batch_size=32,
+    ):
+        """Answers each question from its context (see `best_answers`)."""
+        if self.preprocessor is None:
+            raise ValueError("`answer` needs an `AlbertQuestionAnswererPreprocessor`.")
+        windows = self.preprocessor.windows(questions, contexts)
+        logits = self.predict(windows.features, batch_size=batch_size, verbose=0)
+        return best_answers(
+            windows,
+            np.asarray(logits["start_logits"]),
+            np.asarray(logits["end_logits"]),
+            n_best=n_best,
+            max_answer_length=max_answer_length,
+            allow_no_answer=allow_no_answer,
+            null_threshold=null_threshold,
+        )
