@@ -1,0 +1,103 @@
+"""Fine-tuning readers: every format, and malformed files named by file and line."""
+
+import json
+
+import pytest
+
+from keras_albert.data.glue_tasks import read_glue
+from keras_albert.data.task_files import TaskFileError
+from keras_albert.data.task_files import read_conll
+from keras_albert.data.task_files import read_race
+from keras_albert.data.task_files import read_squad
+from keras_albert.data.task_files import read_text_examples
+
+
+def test_csv_tsv_and_jsonl_tables(tmp_path):
+    (tmp_path / "a.csv").write_text('text,label\n"a, quoted text",pos\nplain,neg\n')
+    (tmp_path / "a.tsv").write_text('text\tlabel\nsaid "hi\tpos\nplain\tneg\n')
+    (tmp_path / "a.jsonl").write_text('{"text": "a", "label": "pos"}\n\n{"text": "b", "label": "neg"}\n')
+    for name in ("a.csv", "a.tsv", "a.jsonl"):
+        examples = read_text_examples(tmp_path / name)
+        assert examples.label_set == ["neg", "pos"] and len(examples.texts) == 2
+    assert read_text_examples(tmp_path / "a.csv").texts[0] == "a, quoted text"
+    assert read_text_examples(tmp_path / "a.tsv").texts[0] == 'said "hi'
+    (tmp_path / "pairs.tsv").write_text("s1\ts2\tscore\na\tb\t3.5\n")
+    pairs = read_text_examples(tmp_path / "pairs.tsv", ("s1", "s2"), "score", regression=True)
+    assert pairs.text_pairs == ["b"] and pairs.labels == [3.5] and pairs.label_set is None
+
+
+@pytest.mark.parametrize(
+    "content,kwargs,message",
+    [
+        ("text\tlabel\na\tpos\n", {"text_columns": ("sentence",)}, r"a.tsv' line 1: missing columns \['sentence'\]"),
+        ("text\tlabel\na\tpos\nb\tmaybe\n", {"label_set": ["pos", "neg"]}, r"a.tsv' line 3: label 'maybe' is not in the label set"),
+        ("text\tlabel\na\t\n", {}, "line 2: missing label column 'label'"),
+        ("text\tlabel\na\tx\n", {"regression": True}, "line 2: label 'x' is not a number"),
+    ],
+)
+def test_malformed_tables_name_file_and_line(tmp_path, content, kwargs, message):
+    (tmp_path / "a.tsv").write_text(content)
+    with pytest.raises(TaskFileError, match=message):
+        read_text_examples(tmp_path / "a.tsv", **kwargs)
+
+
+def test_jsonl_errors_and_missing_files(tmp_path):
+    (tmp_path / "a.jsonl").write_text('{"text": "a", "label": "x"}\n{broken\n')
+    with pytest.raises(TaskFileError, match="a.jsonl' line 2: not JSON"):
+        read_text_examples(tmp_path / "a.jsonl")
+    with pytest.raises(FileNotFoundError, match="nothing.tsv"):
+        read_text_examples(tmp_path / "nothing.tsv")
+
+
+def test_glue_layout(tmp_path):
+    (tmp_path / "MRPC").mkdir()
+    (tmp_path / "MRPC" / "train.tsv").write_text(
+        "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tHe said \"yes\".\tHe agreed.\n"
+    )
+    (tmp_path / "CoLA").mkdir()
+    (tmp_path / "CoLA" / "dev.tsv").write_text("gj04\t1\t\tThe cat sat.\ngj04\t0\t*\tCat the sat.\n")
+    mrpc = read_glue("MRPC", tmp_path, "train")
+    assert mrpc.texts == ['He said "yes".'] and mrpc.text_pairs == ["He agreed."] and mrpc.labels == ["1"]
+    cola = read_glue("cola", tmp_path, "dev")
+    assert cola.labels == ["1", "0"] and cola.texts[1] == "Cat the sat."
+    with pytest.raises(ValueError, match="Unknown GLUE task"):
+        read_glue("glue9", tmp_path)
+
+
+def squad_file(tmp_path, answer_start=4, impossible=False):
+    qa = {"id": "q1", "question": "Who?", "answers": [] if impossible else [{"text": "Anne", "answer_start": answer_start}]}
+    if impossible:
+        qa["is_impossible"] = True
+    data = {"data": [{"paragraphs": [{"context": "Yes, Anne walked.", "qas": [qa]}]}]}
+    (tmp_path / "squad.json").write_text(json.dumps(data))
+    return tmp_path / "squad.json"
+
+
+def test_squad_v1_and_v2(tmp_path):
+    (example,) = read_squad(squad_file(tmp_path, answer_start=5))
+    assert example.answers == [("Anne", 5)] and not example.is_impossible
+    (impossible,) = read_squad(squad_file(tmp_path, impossible=True))
+    assert impossible.is_impossible and impossible.answers == []
+    with pytest.raises(TaskFileError, match=r"qas\[0\] \(id='q1'\): answer_start=4 does not match the answer 'Anne'"):
+        read_squad(squad_file(tmp_path, answer_start=4))
+
+
+def test_race_and_conll(tmp_path):
+    record = {"article": "Anne walked.", "questions": ["Who walked?", "When _?"],
+              "options": [["Anne", "Emma"], ["now", "then", "never"]], "answers": ["A", "C"]}
+    (tmp_path / "race").mkdir()
+    (tmp_path / "race" / "1.txt").write_text(json.dumps(record))
+    examples = read_race(tmp_path / "race")
+    assert [e.label for e in examples] == [0, 2] and len(examples[1].choices) == 3
+    (tmp_path / "race" / "1.txt").write_text(json.dumps(dict(record, answers=["A", "D"])))
+    with pytest.raises(TaskFileError, match="1.txt' question 1: answer 'D' is not one of"):
+        read_race(tmp_path / "race")
+
+    (tmp_path / "a.conll").write_text("-DOCSTART- O\n\nAnne B-PER\nwalked O\n\nEmma B-PER\n")
+    sentences, labels, label_set = read_conll(tmp_path / "a.conll")
+    assert sentences == [["Anne", "walked"], ["Emma"]] and label_set == ["B-PER", "O"]
+    with pytest.raises(TaskFileError, match="a.conll' line 3: label 'B-PER' is not in the label set"):
+        read_conll(tmp_path / "a.conll", label_set=["O"])
+    (tmp_path / "b.conll").write_text("Anne\n")
+    with pytest.raises(TaskFileError, match="b.conll' line 1: expected a word and a label"):
+        read_conll(tmp_path / "b.conll")
