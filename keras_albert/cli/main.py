@@ -4,9 +4,14 @@ import argparse
 import sys
 
 from keras_albert.cli import convert_command
+from keras_albert.cli import finetune_command
 from keras_albert.cli import pretrain_command
 
-COMMANDS = {"pretrain": pretrain_command, "convert": convert_command}
+COMMANDS = {
+    "pretrain": pretrain_command,
+    "finetune": finetune_command,
+    "convert": convert_command,
+}
 
 
 def main(argv=None):

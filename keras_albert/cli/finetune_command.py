@@ -1,0 +1,136 @@
+"""Fine-tune an ALBERT preset on a task and keep the best epoch.
+
+  python -m keras_albert finetune --preset=albert_tiny_en --task=classification \\
+      --train=train.tsv --eval=dev.tsv --output=runs/my_task
+
+Tasks: classification and regression (CSV/TSV/JSONL, or a GLUE directory
+with --glue_task), squad (SQuAD v1.1/v2.0 JSON), multiple_choice (RACE
+JSON) and token_classification (CoNLL). Each epoch is scored on --eval;
+the best epoch's weights are kept. OUTPUT gets metrics.json (every epoch,
+the best one), curves.png (loss and metric per epoch), preset/ (the best
+model) and, for classification and regression, serving/ (a SavedModel that
+takes raw strings).
+"""
+
+import json
+import pathlib
+import sys
+
+import keras
+
+from keras_albert.cli.finetuning_tasks import TASKS
+from keras_albert.cli.finetuning_tasks import make_task
+from keras_albert.cli.training_curves import plot_training_curves
+from keras_albert.export.serving_saved_model import export_serving_saved_model
+from keras_albert.models.atomic_directory import atomic_directory
+from keras_albert.training.schedules import WarmupLinearDecay
+from keras_albert.training.strategy import STRATEGY_NAMES
+from keras_albert.training.strategy import resolve_strategy
+
+HELP = "fine-tune a preset on classification, regression, SQuAD, RACE or CoNLL data"
+
+
+def add_arguments(parser):
+    add = parser.add_argument
+    add("--preset", required=True, help="preset name or directory")
+    add("--task", required=True, choices=TASKS)
+    add("--train", required=True, help="training file (a directory for GLUE or RACE)")
+    add("--eval", required=True, help="evaluation file (a directory for GLUE or RACE)")
+    add("--output", required=True, help="directory for metrics, curves, preset, serving model")
+    add("--glue_task", default=None, help="GLUE task name; --train/--eval are then the GLUE directory")
+    add("--text_columns", nargs="+", default=["text"], help="one column, or two for pairs")
+    add("--label_column", default="label")
+    add("--sequence_length", type=int, default=128)
+    add("--doc_stride", type=int, default=128, help="squad: pieces between window starts")
+    add("--epochs", type=int, default=3)
+    add("--batch_size", type=int, default=32)
+    add("--learning_rate", type=float, default=5e-5)
+    add("--warmup_fraction", type=float, default=0.1)
+    add("--strategy", choices=STRATEGY_NAMES, default="auto")
+    add("--seed", type=int, default=0)
+
+
+def _check(args):
+    for name in ("epochs", "batch_size", "sequence_length", "doc_stride"):
+        value = getattr(args, name)
+        if value < 1:
+            raise ValueError(f"`--{name}` must be a positive integer. Received: {value}")
+    if not args.learning_rate > 0:
+        raise ValueError(f"`--learning_rate` must be > 0. Received: {args.learning_rate}")
+    output = pathlib.Path(args.output)
+    if output.exists() and not output.is_dir():
+        raise ValueError(f"`--output` {str(output)!r} exists and is a file.")
+    for name in ("train", "eval"):
+        if not pathlib.Path(getattr(args, name)).exists():
+            raise FileNotFoundError(f"`--{name}` does not exist: {getattr(args, name)!r}")
+    return output
+
+
+def _compile(model, args, steps):
+    schedule = WarmupLinearDecay(
+        peak_learning_rate=args.learning_rate,
+        warmup_steps=max(1, int(args.warmup_fraction * steps)),
+        total_steps=steps,
+    )
+    model.compile(optimizer=keras.optimizers.AdamW(schedule, weight_decay=0.01))
+
+
+def _steps_per_epoch(fit_arguments):
+    import tensorflow as tf
+
+    x = fit_arguments["x"]
+    if isinstance(x, tf.data.Dataset):
+        return int(x.cardinality().numpy())
+    first = x[0] if isinstance(x, tuple) else next(iter(x.values())) if isinstance(x, dict) else x
+    return -(-len(first) // fit_arguments["batch_size"])
+
+
+def run(args):
+    output = _check(args)
+    output.mkdir(parents=True, exist_ok=True)
+    keras.utils.set_random_seed(args.seed)
+    task = make_task(args)
+    print(f"Reading {args.train!r} and {args.eval!r}", flush=True)
+    train = task.read(args.train, "train")
+    evaluation = task.read(args.eval, "eval")
+    strategy = resolve_strategy(args.strategy)
+    with strategy.scope():
+        model = task.build(args.preset)
+        fit_arguments = task.fit_arguments(model, train)
+        _compile(model, args, args.epochs * _steps_per_epoch(fit_arguments))
+    primary = task.metrics[0]
+    history, best = [], None
+    best_weights = output / "best.weights.h5"
+    verbose = 1 if sys.stdout.isatty() else 2
+    for epoch in range(1, args.epochs + 1):
+        print(f"Epoch {epoch}/{args.epochs}", flush=True)
+        logs = model.fit(epochs=1, verbose=verbose, **fit_arguments).history
+        scores = task.score(model, evaluation)
+        row = {"epoch": epoch, "loss": float(logs["loss"][-1]), **scores}
+        history.append(row)
+        print("  eval: " + ", ".join(f"{k}={v:.4f}" for k, v in scores.items()), flush=True)
+        if best is None or scores[primary] > best[primary]:
+            best = row
+            model.save_weights(str(best_weights))
+    model.load_weights(str(best_weights))
+    results = {
+        "task": args.task,
+        "preset": args.preset,
+        "selection_metric": primary,
+        "best_epoch": best["epoch"],
+        "best": best,
+        "history": history,
+        "labels": getattr(task, "label_set", None),
+    }
+    with atomic_directory(output / "preset") as staging:
+        model.save_to_preset(staging)
+    if task.serving:
+        texts = train[0] if not isinstance(train[0], tuple) else train[0][0]
+        export_serving_saved_model(
+            model, output / "serving", pair=isinstance(train[0], tuple), check_texts=list(texts[:16])
+        )
+        results["serving_saved_model"] = str(output / "serving")
+    plot_training_curves(history, primary, output / "curves.png")
+    (output / "metrics.json").write_text(json.dumps(results, indent=2))
+    print(f"Best epoch {best['epoch']}: {primary}={best[primary]:.4f}. Wrote {output}", flush=True)
+    return results

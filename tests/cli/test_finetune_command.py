@@ -1,0 +1,98 @@
+"""`python -m keras_albert finetune` for every task on tiny files."""
+
+import json
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_albert
+from keras_albert.cli.main import main
+from tests.conftest import _WORDS
+
+
+@pytest.fixture(scope="module")
+def preset(tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
+    path = tmp_path_factory.mktemp("preset")
+    tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
+    backbone = keras_albert.AlbertBackbone(
+        **dict(tiny_backbone_config, vocabulary_size=tokenizer.vocabulary_size())
+    )
+    backbone.save_to_preset(str(path))
+    tokenizer.save_to_preset(str(path))
+    return str(path)
+
+
+def run(preset, tmp_path, task, train, evaluation, *extra):
+    output = tmp_path / "out"
+    code = main([
+        "finetune", f"--preset={preset}", f"--task={task}", f"--train={train}",
+        f"--eval={evaluation}", f"--output={output}", "--epochs=2", "--batch_size=8",
+        "--sequence_length=24", "--learning_rate=1e-3", *extra,
+    ])
+    assert code == 0
+    metrics = json.loads((output / "metrics.json").read_text())
+    assert len(metrics["history"]) == 2
+    best = max(row[metrics["selection_metric"]] for row in metrics["history"])
+    assert metrics["best"][metrics["selection_metric"]] == best
+    assert (output / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (output / "preset" / "task.json").is_file()
+    return output, metrics
+
+
+def test_classification_with_serving_model(preset, tmp_path):
+    rng = np.random.default_rng(0)
+    rows = ["text\tlabel"] + [
+        f"{' '.join(rng.choice(_WORDS, 4))} {animal}\t{label}"
+        for animal, label in [("cat", "pet"), ("fish", "wild")] * 20
+    ]
+    (tmp_path / "train.tsv").write_text("\n".join(rows) + "\n")
+    output, metrics = run(preset, tmp_path, "classification", tmp_path / "train.tsv", tmp_path / "train.tsv")
+    assert metrics["labels"] == ["pet", "wild"] and "accuracy" in metrics["best"]
+    serve = tf.saved_model.load(str(output / "serving")).signatures["serving_default"]
+    assert serve(text=tf.constant(["a cat"]))["probabilities"].shape == (1, 2)
+    restored = keras_albert.AlbertClassifier.from_preset(str(output / "preset"))
+    assert restored.num_classes == 2
+
+
+def test_regression_pairs(preset, tmp_path):
+    rows = ["a,b,score"] + [f"the cat,the {w},{i % 5}.0" for i, w in enumerate(_WORDS[:30])]
+    (tmp_path / "train.csv").write_text("\n".join(rows) + "\n")
+    _, metrics = run(
+        preset, tmp_path, "regression", tmp_path / "train.csv", tmp_path / "train.csv",
+        "--text_columns", "a", "b", "--label_column=score",
+    )
+    assert set(metrics["best"]) >= {"pearson", "spearman"}
+
+
+def test_squad_multiple_choice_and_tokens(preset, tmp_path):
+    qas = [{"id": str(i), "question": "which animal?", "answers": [{"text": "cat", "answer_start": 4}]} for i in range(8)]
+    squad = {"data": [{"paragraphs": [{"context": "the cat sleeps in the garden", "qas": qas}]}]}
+    (tmp_path / "squad.json").write_text(json.dumps(squad))
+    _, metrics = run(preset, tmp_path / "s", "squad", tmp_path / "squad.json", tmp_path / "squad.json")
+    assert set(metrics["best"]) >= {"f1", "exact_match"}
+
+    race = {"article": "the cat sleeps", "questions": ["who sleeps?"] * 8,
+            "options": [["the cat", "a dog", "a fish"]] * 8, "answers": ["A"] * 8}
+    (tmp_path / "race").mkdir()
+    (tmp_path / "race" / "1.txt").write_text(json.dumps(race))
+    _, metrics = run(preset, tmp_path / "m", "multiple_choice", tmp_path / "race", tmp_path / "race")
+    assert "accuracy" in metrics["best"]
+
+    (tmp_path / "a.conll").write_text("\n\n".join(["the O\ncat ANIMAL\nsleeps O"] * 10) + "\n")
+    _, metrics = run(preset, tmp_path / "t", "token_classification", tmp_path / "a.conll", tmp_path / "a.conll")
+    assert metrics["labels"] == ["ANIMAL", "O"]
+
+
+def test_bad_arguments_exit_2(preset, tmp_path, capsys):
+    (tmp_path / "train.tsv").write_text("text\tlabel\na\tx\n")
+    (tmp_path / "eval.tsv").write_text("text\tlabel\na\ty\n")
+    base = [f"--preset={preset}", "--task=classification", f"--output={tmp_path / 'out'}"]
+    cases = [
+        ([f"--train={tmp_path / 'missing.tsv'}", f"--eval={tmp_path / 'eval.tsv'}"], "does not exist"),
+        ([f"--train={tmp_path / 'train.tsv'}", f"--eval={tmp_path / 'eval.tsv'}"], "label 'y' is not in the label set"),
+        ([f"--train={tmp_path / 'train.tsv'}", f"--eval={tmp_path / 'train.tsv'}", "--epochs=0"], "--epochs"),
+    ]
+    for arguments, message in cases:
+        assert main(["finetune", *base, *arguments]) == 2
+        assert message in capsys.readouterr().err
