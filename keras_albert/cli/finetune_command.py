@@ -38,6 +38,9 @@ def add_arguments(parser):
     add("--eval", required=True, help="evaluation file (a directory for GLUE or RACE)")
     add("--output", required=True, help="directory for metrics, curves, preset, serving model")
     add("--glue_task", default=None, help="GLUE task name; --train/--eval are then the GLUE directory")
+    add("--tfds", default=None,
+        help="TFDS dataset (e.g. glue/sst2) read from a local copy; --train/--eval are split names")
+    add("--tfds_data_dir", default=None, help="where the TFDS dataset was prepared")
     add("--text_columns", nargs="+", default=["text"], help="one column, or two for pairs")
     add("--label_column", default="label")
     add("--sequence_length", type=int, default=128)
@@ -58,10 +61,12 @@ def _check(args):
     if not args.learning_rate > 0:
         raise ValueError(f"`--learning_rate` must be > 0. Received: {args.learning_rate}")
     output = pathlib.Path(args.output)
+    if args.tfds and args.task not in ("classification", "regression"):
+        raise ValueError(f"`--tfds` reads text classification data; --task={args.task!r} cannot use it.")
     if output.exists() and not output.is_dir():
         raise ValueError(f"`--output` {str(output)!r} exists and is a file.")
     for name in ("train", "eval"):
-        if not pathlib.Path(getattr(args, name)).exists():
+        if not args.tfds and not pathlib.Path(getattr(args, name)).exists():
             raise FileNotFoundError(f"`--{name}` does not exist: {getattr(args, name)!r}")
     return output
 

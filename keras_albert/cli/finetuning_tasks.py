@@ -14,6 +14,7 @@ from keras_albert.data.task_files import read_conll
 from keras_albert.data.task_files import read_race
 from keras_albert.data.task_files import read_squad
 from keras_albert.data.task_files import read_text_examples
+from keras_albert.data.tfds_examples import read_tfds
 from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.models.albert_multiple_choice import AlbertMultipleChoice
 from keras_albert.models.albert_multiple_choice_preprocessor import (
@@ -50,6 +51,12 @@ class TextTask:
     def read(self, path, split):
         if self.glue:
             examples = read_glue(self.args.glue_task, path, "train" if split == "train" else "dev")
+        elif self.args.tfds:
+            # --train / --eval name the splits of the local TFDS copy.
+            examples = read_tfds(
+                self.args.tfds, str(path), tuple(self.args.text_columns),
+                self.args.label_column, data_dir=self.args.tfds_data_dir,
+            )
         else:
             examples = read_text_examples(
                 path,

@@ -96,3 +96,11 @@ def test_bad_arguments_exit_2(preset, tmp_path, capsys):
     for arguments, message in cases:
         assert main(["finetune", *base, *arguments]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_tfds_dataset_by_split_names(preset, tmp_path):
+    import tensorflow_datasets as tfds
+
+    with tfds.testing.mock_data(num_examples=16):
+        _, metrics = run(preset, tmp_path, "classification", "train", "validation", "--tfds=glue/sst2", "--text_columns", "sentence")
+    assert metrics["labels"] == ["negative", "positive"]
