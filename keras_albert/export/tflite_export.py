@@ -1,0 +1,208 @@
+"""TFLite files from task models: float32, float16, dynamic-range and full int8.
+
+The model takes `token_ids`, `segment_ids` and `padding_mask` ([batch,
+sequence_length] int32; tokenize with the task's preprocessor) and returns
+the task's outputs as float32: `logits` for classifiers, `start_logits`
+and `end_logits` for span QA. Every converted file is run with LiteRT's interpreter right
+after conversion and compared with the Keras model; a file that fails is
+never written. (`from_concrete_functions` without the variables' owner
+writes a model whose every output is NaN, with no warning: the variables
+are passed in explicitly.)
+"""
+
+import contextlib
+import pathlib
+import tempfile
+
+import numpy as np
+import tensorflow as tf
+
+QUANTIZATIONS = ("none", "float16", "dynamic", "int8")
+# Max abs logit difference for float files; argmax agreement for integer ones.
+FLOAT_TOLERANCE = {"none": 1e-4, "float16": 1e-2}
+MIN_ARGMAX_AGREEMENT = 0.99
+INPUT_NAMES = ("token_ids", "segment_ids", "padding_mask")
+
+
+def check_quantize(quantize):
+    if quantize not in QUANTIZATIONS:
+        raise ValueError(f"`quantize` must be one of {QUANTIZATIONS}. Received: quantize={quantize!r}")
+
+
+def check_sequence_length(task, sequence_length):
+    maximum = task.backbone.max_sequence_length
+    if sequence_length is None:
+        sequence_length = getattr(task.preprocessor, "sequence_length", None) or maximum
+    if isinstance(sequence_length, bool) or not isinstance(sequence_length, int) or not (
+        2 <= sequence_length <= maximum
+    ):
+        raise ValueError(
+            f"`sequence_length` must be an int in [2, {maximum}] (the backbone's "
+            f"maximum). Received: sequence_length={sequence_length!r}"
+        )
+    return sequence_length
+
+
+@contextlib.contextmanager
+def _padded_to(preprocessor, sequence_length):
+    """Temporarily pads `preprocessor` (and its packer) to `sequence_length`."""
+    packer = getattr(preprocessor, "packer", None)
+    saved = preprocessor.sequence_length
+    preprocessor.sequence_length = sequence_length
+    if packer is not None:
+        packer.sequence_length = sequence_length
+    try:
+        yield preprocessor
+    finally:
+        preprocessor.sequence_length = saved
+        if packer is not None:
+            packer.sequence_length = saved
+
+
+def token_features(task, texts, sequence_length):
+    """int32 model inputs for `texts`, padded to `sequence_length`.
+
+    Span-QA tasks get each text as both question and context: any pair of
+    real texts exercises the model the same way.
+    """
+    with _padded_to(task.preprocessor, sequence_length) as preprocessor:
+        if hasattr(preprocessor, "windows"):
+            features = preprocessor.windows(list(texts), list(texts)).features
+        else:
+            features = preprocessor(list(texts))
+    return {name: np.asarray(features[name], "int32") for name in INPUT_NAMES}
+
+
+def _as_output_dict(outputs):
+    if not isinstance(outputs, dict):
+        outputs = {"logits": outputs}
+    return {name: tf.cast(value, tf.float32) for name, value in outputs.items()}
+
+
+def _logits_function(task, sequence_length):
+    specs = [tf.TensorSpec([None, sequence_length], tf.int32, name=name) for name in INPUT_NAMES]
+
+    @tf.function(input_signature=specs)
+    def logits(token_ids, segment_ids, padding_mask):
+        features = {"token_ids": token_ids, "segment_ids": segment_ids, "padding_mask": padding_mask}
+        return _as_output_dict(task(features, training=False))
+
+    return logits
+
+
+def convert(task, sequence_length, quantize="none", representative_features=None):
+    """TFLite flatbuffer bytes for `task` (not yet checked)."""
+    holder = tf.Module()
+    # The converter must see the variables' owner, or weights stay unset.
+    holder.variables_ = [v.value if hasattr(v, "value") else v for v in task.variables]
+    holder.logits = _logits_function(task, sequence_length)
+    converter = tf.lite.TFLiteConverter.from_concrete_functions(
+        [holder.logits.get_concrete_function()], holder
+    )
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
+    if quantize == "float16":
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.target_spec.supported_types = [tf.float16]
+    elif quantize == "dynamic":
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    elif quantize == "int8":
+        if representative_features is None:
+            raise ValueError("Full int8 needs representative texts to calibrate on.")
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+
+        def representative():
+            count = len(representative_features["token_ids"])
+            for i in range(count):
+                yield {name: representative_features[name][i : i + 1] for name in INPUT_NAMES}
+
+        converter.representative_dataset = representative
+        # Integer kernels everywhere they exist; float only where none does.
+        converter.target_spec.supported_ops = [
+            tf.lite.OpsSet.TFLITE_BUILTINS_INT8,
+            tf.lite.OpsSet.TFLITE_BUILTINS,
+        ]
+    return converter.convert()
+
+
+def run_tflite(content, features, batch_size=1):
+    """{output: array} from a TFLite model, `batch_size` rows per invocation."""
+    from ai_edge_litert.interpreter import Interpreter
+
+    interpreter = Interpreter(model_content=content)
+    runner = interpreter.get_signature_runner()
+    outputs = []
+    count = len(features["token_ids"])
+    for start in range(0, count, batch_size):
+        chunk = {name: features[name][start : start + batch_size] for name in INPUT_NAMES}
+        outputs.append(runner(**chunk))
+    return {name: np.concatenate([o[name] for o in outputs], 0) for name in outputs[0]}
+
+
+def keras_logits(task, features, batch_size=64):
+    """{output: array} of the Keras model on token features (preprocessor bypassed)."""
+    count = len(features["token_ids"])
+    chunks = [
+        _as_output_dict(task({k: v[i : i + batch_size] for k, v in features.items()}, training=False))
+        for i in range(0, count, batch_size)
+    ]
+    return {name: np.concatenate([np.asarray(c[name]) for c in chunks], 0) for name in chunks[0]}
+
+
+def verify(content, task, features, quantize):
+    """Compares the TFLite model with Keras; returns what was measured."""
+    expected = keras_logits(task, features)
+    outputs = run_tflite(content, features)
+    if sorted(outputs) != sorted(expected):
+        raise ValueError(f"TFLite outputs {sorted(outputs)} differ from Keras's {sorted(expected)}.")
+    if not all(np.isfinite(value).all() for value in outputs.values()):
+        raise ValueError("The TFLite model returns non-finite values; it was not written.")
+    difference = max(float(np.abs(outputs[n] - expected[n]).max()) for n in expected)
+    report = {"quantize": quantize, "max_abs_difference": difference}
+    if quantize in FLOAT_TOLERANCE:
+        if difference > FLOAT_TOLERANCE[quantize]:
+            raise ValueError(
+                f"TFLite ({quantize}) differs from Keras by {difference:.2e} "
+                f"(allowed {FLOAT_TOLERANCE[quantize]}); it was not written."
+            )
+    elif all(value.shape[-1] > 1 for value in expected.values()):
+        agreement = min(
+            float((outputs[n].argmax(-1) == expected[n].argmax(-1)).mean()) for n in expected
+        )
+        report["argmax_agreement"] = agreement
+        if agreement < MIN_ARGMAX_AGREEMENT:
+            raise ValueError(
+                f"TFLite ({quantize}) agrees with Keras on {agreement:.1%} of "
+                f"argmaxes (need {MIN_ARGMAX_AGREEMENT:.0%}); it was not written."
+            )
+    return report
+
+
+def export_tflite(
+    task,
+    path,
+    quantize="none",
+    sequence_length=None,
+    check_texts=None,
+    representative_texts=None,
+):
+    """Converts, checks and writes `path` (a .tflite file); returns the report."""
+    check_quantize(quantize)
+    if not task.built or getattr(task, "preprocessor", None) is None:
+        raise ValueError("Export needs a built task with a preprocessor (for tokenizing check texts).")
+    path = pathlib.Path(path)
+    if path.is_dir():
+        raise ValueError(f"`path` {str(path)!r} is a directory; pass a .tflite file path.")
+    sequence_length = check_sequence_length(task, sequence_length)
+    check_texts = list(check_texts or ["A short check sentence.", "Another, longer one!"])
+    representative = None
+    if quantize == "int8":
+        representative = token_features(task, representative_texts or check_texts, sequence_length)
+    content = convert(task, sequence_length, quantize, representative)
+    report = verify(content, task, token_features(task, check_texts, sequence_length), quantize)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Written next to the target and renamed: never a half-written file.
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as handle:
+        handle.write(content)
+    pathlib.Path(handle.name).replace(path)
+    report.update(path=str(path), bytes=len(content), sequence_length=sequence_length)
+    return report
