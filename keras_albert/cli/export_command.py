@@ -1,0 +1,79 @@
+"""Export a preset for serving: raw-string SavedModel, TF-Hub modules or TFLite.
+
+  python -m keras_albert export --preset=runs/sst/preset --format=saved_model --output=serving
+  python -m keras_albert export --preset=albert_tiny_en --format=tfhub --output=albert_hub
+  python -m keras_albert export --preset=runs/sst/preset --format=tflite --quantize=dynamic \\
+      --sequence_length=64 --output=model.tflite
+
+Every export is checked against the Keras model before it is put in place;
+a failed check leaves nothing behind and keeps any earlier export.
+"""
+
+import json
+import pathlib
+
+from keras_albert.convert.converted_preset import load_preset_model
+from keras_albert.convert.converted_preset import preset_vocabulary
+from keras_albert.export.serving_saved_model import export_serving_saved_model
+from keras_albert.export.task_loading import load_task
+from keras_albert.export.tfhub_export import export_tfhub
+from keras_albert.export.tflite_export import QUANTIZATIONS
+from keras_albert.export.tflite_export import export_tflite
+from keras_albert.models.preset_resolution import resolve_preset
+
+HELP = "export a preset as a raw-string SavedModel, TF-Hub modules or TFLite"
+FORMATS = ("saved_model", "tfhub", "tflite")
+_CHECK_TEXTS = [
+    "It is a truth universally acknowledged.",
+    "a small domesticated animal kept as a pet",
+    "She walked slowly to the village in the evening.",
+    "the act of running",
+]
+
+
+def add_arguments(parser):
+    add = parser.add_argument
+    add("--preset", required=True, help="preset name or directory (a fine-tuned task for saved_model/tflite)")
+    add("--format", required=True, choices=FORMATS)
+    add("--output", required=True, help="directory (saved_model, tfhub) or .tflite file")
+    add("--quantize", default="none", choices=QUANTIZATIONS, help="tflite only")
+    add("--sequence_length", type=int, default=None, help="tflite: fixed input length")
+    add("--pair", action="store_true", help="saved_model: inputs text and text_pair")
+    add("--texts", default=None,
+        help="text file, one text per line: checks the export (and calibrates int8)")
+
+
+def _texts(path):
+    if path is None:
+        return list(_CHECK_TEXTS)
+    lines = [line.strip() for line in pathlib.Path(path).read_text(encoding="utf-8").splitlines()]
+    texts = [line for line in lines if line]
+    if not texts:
+        raise ValueError(f"`--texts` {path!r} holds no texts.")
+    return texts
+
+
+def run(args):
+    if args.format != "tflite" and (args.quantize != "none" or args.sequence_length):
+        raise ValueError("`--quantize` and `--sequence_length` apply to --format=tflite only.")
+    if args.format == "tflite" and args.quantize == "int8" and args.texts is None:
+        raise ValueError("Full int8 calibrates on representative text: pass --texts FILE.")
+    texts = _texts(args.texts)
+    preset = resolve_preset(args.preset)
+    print(f"Exporting {args.preset!r} as {args.format} to {args.output!r}", flush=True)
+    if args.format == "tfhub":
+        vocabulary = preset_vocabulary(preset)
+        if vocabulary is None:
+            raise ValueError(f"Preset {args.preset!r} has no SentencePiece vocabulary to export.")
+        difference = export_tfhub(load_preset_model(preset), vocabulary, args.output)
+        report = {"format": "tfhub", "max_abs_difference": difference}
+    elif args.format == "saved_model":
+        difference = export_serving_saved_model(load_task(preset), args.output, pair=args.pair, check_texts=texts)
+        report = {"format": "saved_model", "max_abs_difference": difference}
+    else:
+        report = export_tflite(
+            load_task(preset), args.output, args.quantize, args.sequence_length,
+            check_texts=texts, representative_texts=texts,
+        )
+    print(json.dumps(report, indent=2), flush=True)
+    return report

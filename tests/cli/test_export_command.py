@@ -1,0 +1,72 @@
+"""`python -m keras_albert export` in every format, and its bad inputs."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import keras_albert
+from keras_albert.cli.main import main
+
+
+@pytest.fixture(scope="module")
+def task_preset(tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
+    path = tmp_path_factory.mktemp("task") / "preset"
+    tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
+    backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=80))
+    classifier = keras_albert.AlbertClassifier(
+        backbone, num_classes=3,
+        preprocessor=keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16),
+    )
+    # Decided argmaxes, as in a trained model, so int8 checks are meaningful.
+    classifier.output_dense.kernel.assign(
+        np.random.default_rng(0).normal(0, 2.0, classifier.output_dense.kernel.shape)
+    )
+    classifier.predict(["warm up"], verbose=0)
+    classifier.save_to_preset(str(path))
+    return path, classifier
+
+
+def test_every_format(tmp_path, task_preset, capsys):
+    path, classifier = task_preset
+    assert main(["export", f"--preset={path}", "--format=saved_model", f"--output={tmp_path / 'sm'}"]) == 0
+    # `saved_model_cli run`, in its own process (tensorflow_text imported
+    # first: the SentencePiece op lives there), gives the Keras logits.
+    script = (
+        "import sys, tensorflow_text; from tensorflow.python.tools import saved_model_cli; "
+        "sys.argv = ['saved_model_cli'] + sys.argv[1:]; saved_model_cli.main()"
+    )
+    subprocess.run(
+        [sys.executable, "-c", script, "run", "--dir", str(tmp_path / "sm"), "--tag_set", "serve",
+         "--signature_def", "serving_default", "--input_exprs", 'text=["the cat sleeps"]',
+         "--outdir", str(tmp_path / "cli_out")],
+        capture_output=True, text=True, check=True,
+    )
+    served = np.load(tmp_path / "cli_out" / "logits.npy")
+    np.testing.assert_allclose(served, classifier.predict(["the cat sleeps"], verbose=0), atol=1e-5)
+
+    assert main(["export", f"--preset={path}", "--format=tflite", "--quantize=dynamic",
+                 "--sequence_length=16", f"--output={tmp_path / 'model.tflite'}"]) == 0
+    assert (tmp_path / "model.tflite").stat().st_size > 0
+    assert main(["export", f"--preset={path}", "--format=tfhub", f"--output={tmp_path / 'hub'}"]) == 0
+    assert (tmp_path / "hub" / "encoder" / "saved_model.pb").is_file()
+    assert (tmp_path / "hub" / "preprocessor" / "saved_model.pb").is_file()
+
+
+def test_bad_inputs_exit_2(tmp_path, task_preset, capsys):
+    path, _ = task_preset
+    backbone_only = tmp_path / "backbone"
+    keras_albert.AlbertBackbone.from_preset(str(path)).save_to_preset(str(backbone_only))
+    (tmp_path / "file").write_text("x")
+    cases = [
+        ([f"--preset={backbone_only}", "--format=saved_model", f"--output={tmp_path / 'o'}"], "holds no task"),
+        ([f"--preset={path}", "--format=tflite", "--quantize=int8", f"--output={tmp_path / 'o.tflite'}"], "--texts"),
+        ([f"--preset={path}", "--format=tflite", "--sequence_length=999", f"--output={tmp_path / 'o.tflite'}"], "sequence_length"),
+        ([f"--preset={path}", "--format=saved_model", f"--output={tmp_path / 'file'}"], "is a file"),
+        ([f"--preset={path}", "--format=saved_model", "--quantize=dynamic", f"--output={tmp_path / 'o'}"], "tflite only"),
+    ]
+    for arguments, message in cases:
+        assert main(["export", *arguments]) == 2, arguments
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists() and not (tmp_path / "o.tflite").exists()
