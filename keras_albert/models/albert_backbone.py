@@ -38,8 +38,13 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
         activation: str, feed-forward activation (`"gelu_approximate"`).
         layer_norm_epsilon: float (1e-12 as Google's release).
         initializer_range: float.
-        attention: str, attention layer name (`"full"`).
+        attention: str, attention layer name: `"full"` or `"lsh"` (Reformer).
         attention_kwargs: dict, extra arguments for the attention layer.
+        lsh_num_hashes, lsh_num_buckets, lsh_chunk_length,
+        lsh_num_chunks_after, lsh_seed: shortcuts for the LSH layer's
+            `num_hashes`, `num_buckets`, `chunk_length`, `num_chunks_after`
+            and `seed` (stored in `attention_kwargs`); only with
+            `attention="lsh"`.
         dtype: dtype or dtype policy.
 
     Example:
@@ -74,11 +79,30 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
         initializer_range=0.02,
         attention="full",
         attention_kwargs=None,
+        lsh_num_hashes=None,
+        lsh_num_buckets=None,
+        lsh_chunk_length=None,
+        lsh_num_chunks_after=None,
+        lsh_seed=None,
         dtype=None,
         **kwargs,
     ):
         if attention_dropout is None:
             attention_dropout = dropout
+        lsh = {
+            "num_hashes": lsh_num_hashes,
+            "num_buckets": lsh_num_buckets,
+            "chunk_length": lsh_chunk_length,
+            "num_chunks_after": lsh_num_chunks_after,
+            "seed": lsh_seed,
+        }
+        lsh = {key: value for key, value in lsh.items() if value is not None}
+        if lsh and attention != "lsh":
+            raise ValueError(
+                f"`lsh_*` arguments need attention='lsh'. Received: "
+                f"attention={attention!r} with {sorted('lsh_' + k for k in lsh)}"
+            )
+        attention_kwargs = {**(attention_kwargs or {}), **lsh}
 
         # === Layers ===
         self.embeddings = AlbertFactorizedEmbedding(
