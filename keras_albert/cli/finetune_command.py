@@ -8,8 +8,8 @@ with --glue_task), squad (SQuAD v1.1/v2.0 JSON), multiple_choice (RACE
 JSON) and token_classification (CoNLL). Each epoch is scored on --eval;
 the best epoch's weights are kept. OUTPUT gets metrics.json (every epoch,
 the best one), curves.png (loss and metric per epoch), preset/ (the best
-model) and, for classification and regression, serving/ (a SavedModel that
-takes raw strings).
+model) and, for every task but squad, serving/ (a SavedModel that takes
+raw strings).
 """
 
 import json
@@ -130,9 +130,9 @@ def run(args):
     with atomic_directory(output / "preset") as staging:
         model.save_to_preset(staging)
     if task.serving:
-        texts = train[0] if not isinstance(train[0], tuple) else train[0][0]
+        pair = isinstance(train, tuple) and isinstance(train[0], tuple)
         export_serving_saved_model(
-            model, output / "serving", pair=isinstance(train[0], tuple), check_texts=list(texts[:16])
+            model, output / "serving", pair=pair, check_texts=task.check_texts(train)
         )
         results["serving_saved_model"] = str(output / "serving")
     plot_training_curves(history, primary, output / "curves.png")

@@ -86,6 +86,10 @@ class TextTask:
         x, y = data
         return {"x": x, "y": y, "batch_size": self.args.batch_size}
 
+    def check_texts(self, data):
+        x = data[0]
+        return list((x[0] if isinstance(x, tuple) else x)[:16])
+
     def score(self, model, data):
         x, y = data
         outputs = model.predict(x, batch_size=self.args.batch_size, verbose=0)
@@ -136,7 +140,7 @@ class SquadTask:
 
 
 class MultipleChoiceTask:
-    serving = False
+    serving = True
     metrics = ("accuracy",)
 
     def __init__(self, args):
@@ -164,6 +168,9 @@ class MultipleChoiceTask:
         x, y = data
         return {"x": x, "y": y, "batch_size": self.args.batch_size}
 
+    def check_texts(self, data):
+        return list(data[0]["context"][:16])
+
     def score(self, model, data):
         x, y = data
         logits = model.predict(x, batch_size=self.args.batch_size, verbose=0)
@@ -171,7 +178,7 @@ class MultipleChoiceTask:
 
 
 class TokenTask:
-    serving = False
+    serving = True
     metrics = ("accuracy", "f1_macro")
 
     def __init__(self, args):
@@ -196,6 +203,9 @@ class TokenTask:
     def fit_arguments(self, model, data):
         sentences, labels = data
         return {"x": word_label_dataset(sentences, labels, batch_size=self.args.batch_size)}
+
+    def check_texts(self, data):
+        return [" ".join(words) for words in data[0][:16]]
 
     def score(self, model, data):
         sentences, labels = data

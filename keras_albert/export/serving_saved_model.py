@@ -1,8 +1,14 @@
 """A serving SavedModel that takes raw strings: tokenization in the graph.
 
-`serving_default` takes `text` (and `text_pair` for pair tasks) as a string
-vector and returns `logits` and, for classifiers, `probabilities`
-(regressors return `logits` only: their outputs are not squashed). The
+`serving_default` takes, per task:
+- classifiers and regressors: `text` (and `text_pair` for pair tasks) ->
+  `logits` and, for classifiers, `probabilities` (regressors' outputs are
+  not squashed);
+- multiple choice: `context`, `question` [batch] and `choices` [batch,
+  num_choices] -> `logits`, `probabilities`;
+- token classification: `text` (split on whitespace) -> per-position
+  `logits` and `predictions`, and `word_ids` (the word each position
+  starts, -1 elsewhere). The
 export is written to a staging directory, loaded back in this process and
 compared with the Keras model on `check_texts` before it is renamed into
 place; a failed check leaves nothing behind and any earlier export intact.
@@ -42,42 +48,65 @@ def _outputs(task, logits):
     return {"logits": logits, "probabilities": tf.nn.softmax(logits, axis=-1)}
 
 
-def _archive(task, pair):
+def _string_spec(name, rank=1):
+    return tf.TensorSpec([None] * rank, tf.string, name=name)
+
+
+def _plan(task, pair, check_texts):
+    """(input signature, serve function, check inputs, Keras logits on them)."""
     preprocessor = task.preprocessor
-    if not preprocessor.built:
-        # Tracking needs a built layer; one call builds it.
-        sample = tf.constant(["x"])
-        preprocessor(x=(sample, sample)) if pair else preprocessor(sample)
-    archive = keras.export.ExportArchive()
-    archive.track(task)
-    archive.track(preprocessor)
-    text = tf.TensorSpec([None], tf.string, name="text")
+    texts = list(check_texts)
+    if hasattr(preprocessor, "windows"):
+        raise ValueError(
+            "Span QA windows long contexts in Python; its raw-string SavedModel "
+            "is not available yet. Export it to TFLite or call `model.answer`."
+        )
+    if hasattr(task, "choice_scores"):
+        def serve(context, question, choices):
+            x = {"context": context, "question": question, "choices": choices}
+            return _outputs(task, task(preprocessor(x), training=False))
+
+        x = {"context": texts, "question": texts, "choices": [[t, t[::-1]] for t in texts]}
+        signature = [_string_spec("context"), _string_spec("question"), _string_spec("choices", 2)]
+        return signature, serve, {k: tf.constant(v) for k, v in x.items()}, lambda: task.predict(x, verbose=0)
+    if hasattr(task, "predict_word_labels"):
+        def serve(text):
+            logits = tf.cast(task(preprocessor(text), training=False), tf.float32)
+            # word_ids maps each position to the word it starts (-1 elsewhere).
+            return {"logits": logits, "predictions": tf.argmax(logits, -1, output_type=tf.int32),
+                    "word_ids": preprocessor.word_ids(text)}
+
+        features = preprocessor(texts)
+        return [_string_spec("text")], serve, {"text": tf.constant(texts)}, lambda: task(features, training=False)
     if pair:
         def serve(text, text_pair):
-            features = preprocessor(x=(text, text_pair))
-            return _outputs(task, task(features, training=False))
+            return _outputs(task, task(preprocessor(x=(text, text_pair)), training=False))
 
-        signature = [text, tf.TensorSpec([None], tf.string, name="text_pair")]
-    else:
-        def serve(text):
-            return _outputs(task, task(preprocessor(text), training=False))
+        signature = [_string_spec("text"), _string_spec("text_pair")]
+        inputs = {"text": tf.constant(texts), "text_pair": tf.constant(texts)}
+        return signature, serve, inputs, lambda: task.predict((texts, texts), verbose=0)
 
-        signature = [text]
+    def serve(text):
+        return _outputs(task, task(preprocessor(text), training=False))
+
+    return [_string_spec("text")], serve, {"text": tf.constant(texts)}, lambda: task.predict(texts, verbose=0)
+
+
+def _archive(task, signature, serve, check_inputs):
+    # Tracking needs built layers; one eager call builds everything.
+    serve(*check_inputs.values())
+    archive = keras.export.ExportArchive()
+    archive.track(task)
+    archive.track(task.preprocessor)
     archive.add_endpoint("serving_default", serve, input_signature=signature)
     return archive
 
 
-def _verify(task, directory, check_texts, pair):
+def _verify(directory, check_inputs, expected_logits):
     loaded = tf.saved_model.load(str(directory))
-    serve = loaded.signatures["serving_default"]
-    texts = tf.constant(list(check_texts))
-    if pair:
-        served = serve(text=texts, text_pair=texts)["logits"].numpy()
-        expected = task.predict((list(check_texts), list(check_texts)), verbose=0)
-    else:
-        served = serve(text=texts)["logits"].numpy()
-        expected = task.predict(list(check_texts), verbose=0)
-    difference = float(np.abs(served - np.asarray(expected, "float32")).max())
+    served = loaded.signatures["serving_default"](**check_inputs)["logits"].numpy()
+    expected = np.asarray(expected_logits(), "float32")
+    difference = float(np.abs(served - expected).max())
     if not difference <= PARITY_TOLERANCE:
         raise ValueError(
             f"The exported SavedModel disagrees with the Keras model by "
@@ -101,8 +130,9 @@ def export_serving_saved_model(task, path, pair=False, check_texts=None):
     """
     path = _check_exportable(task, path)
     check_texts = list(check_texts or ["A short check sentence.", "Another, longer one!"])
-    archive = _archive(task, pair)
+    signature, serve, check_inputs, expected_logits = _plan(task, pair, check_texts)
+    archive = _archive(task, signature, serve, check_inputs)
     with atomic_directory(path) as staging:
         archive.write_out(str(staging), verbose=False)
-        difference = _verify(task, staging, check_texts, pair)
+        difference = _verify(staging, check_inputs, expected_logits)
     return difference

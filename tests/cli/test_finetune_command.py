@@ -76,12 +76,12 @@ def test_squad_multiple_choice_and_tokens(preset, tmp_path):
             "options": [["the cat", "a dog", "a fish"]] * 8, "answers": ["A"] * 8}
     (tmp_path / "race").mkdir()
     (tmp_path / "race" / "1.txt").write_text(json.dumps(race))
-    _, metrics = run(preset, tmp_path / "m", "multiple_choice", tmp_path / "race", tmp_path / "race")
-    assert "accuracy" in metrics["best"]
+    output, metrics = run(preset, tmp_path / "m", "multiple_choice", tmp_path / "race", tmp_path / "race")
+    assert "accuracy" in metrics["best"] and (output / "serving" / "saved_model.pb").is_file()
 
     (tmp_path / "a.conll").write_text("\n\n".join(["the O\ncat ANIMAL\nsleeps O"] * 10) + "\n")
-    _, metrics = run(preset, tmp_path / "t", "token_classification", tmp_path / "a.conll", tmp_path / "a.conll")
-    assert metrics["labels"] == ["ANIMAL", "O"]
+    output, metrics = run(preset, tmp_path / "t", "token_classification", tmp_path / "a.conll", tmp_path / "a.conll")
+    assert metrics["labels"] == ["ANIMAL", "O"] and (output / "serving" / "saved_model.pb").is_file()
 
 
 def test_bad_arguments_exit_2(preset, tmp_path, capsys):

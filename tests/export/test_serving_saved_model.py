@@ -50,3 +50,23 @@ def test_bad_destinations_and_tasks_are_refused(tmp_path, tokenizer, tiny_backbo
     with pytest.raises(ValueError, match="preprocessor"):
         export_serving_saved_model(task, tmp_path / "serving")
     assert not (tmp_path / "serving").exists()
+
+
+def test_multiple_choice_and_token_tasks_serve_raw_strings(tmp_path, tokenizer, tiny_backbone_config):
+    backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=tokenizer.vocabulary_size()))
+    choice = keras_albert.AlbertMultipleChoice(
+        backbone, preprocessor=keras_albert.AlbertMultipleChoicePreprocessor(tokenizer, sequence_length=16))
+    assert export_serving_saved_model(choice, tmp_path / "mc", check_texts=TEXTS) <= 1e-5
+    serve = tf.saved_model.load(str(tmp_path / "mc")).signatures["serving_default"]
+    x = {"context": ["the cat"], "question": ["who sleeps?"], "choices": [["a cat", "a dog", "a fish"]]}
+    out = serve(**{k: tf.constant(v) for k, v in x.items()})
+    np.testing.assert_allclose(out["logits"].numpy(), choice.predict(x, verbose=0), atol=1e-5)
+
+    tagger = keras_albert.AlbertTokenClassifier(
+        backbone, num_classes=3, preprocessor=keras_albert.AlbertTokenClassifierPreprocessor(tokenizer, sequence_length=16))
+    assert export_serving_saved_model(tagger, tmp_path / "tok", check_texts=TEXTS) <= 1e-5
+    serve = tf.saved_model.load(str(tmp_path / "tok")).signatures["serving_default"]
+    out = serve(text=tf.constant(["the horses walk"]))
+    word_ids = out["word_ids"].numpy()[0]
+    predicted = out["predictions"].numpy()[0][word_ids >= 0].tolist()
+    assert predicted == tagger.predict_word_labels([["the", "horses", "walk"]])[0]
