@@ -79,6 +79,9 @@ def main():
         "--max_seq_length", "128",
         "--max_predictions_per_seq", "20",
         "--dupe_factor", "5",
+        # All ~40k instances: the files keep the corpus order (Austen, then
+        # WordNet), so anything smaller trains on one part after the other.
+        "--shuffle_buffer_size", "50000",
         "--batch_size", str(args.batch_size),
         "--train_steps", str(args.train_steps),
         "--warmup_steps", "200",

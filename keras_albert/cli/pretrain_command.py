@@ -51,6 +51,8 @@ def add_arguments(parser):
     add("--num_shards", type=int, default=defaults.num_shards)
     add("--dynamic_masking", type=_bool, default=defaults.dynamic_masking,
         help="draw new masks for every batch in the input pipeline")
+    add("--shuffle_buffer_size", type=int, default=defaults.shuffle_buffer_size,
+        help="training records held for shuffling; cover the data if it fits in memory")
     add("--batch_size", type=int, default=defaults.batch_size, help="global batch size")
     add("--train_steps", type=int, default=defaults.train_steps)
     add("--warmup_steps", type=int, default=None,

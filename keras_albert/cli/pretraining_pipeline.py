@@ -85,6 +85,11 @@ class PretrainingSettings:
     sentence_task: str = "sop"
     num_shards: int = 4
     dynamic_masking: bool = False
+    # Records held for shuffling at training time. The instance files keep
+    # roughly the corpus order (they are written by streaming), so a small
+    # buffer trains on one part of the corpus after another; make it cover
+    # the data when it fits in memory (a 512-token record is about 10 KB).
+    shuffle_buffer_size: int = 10000
     batch_size: int = 64
     train_steps: int = 10000
     warmup_steps: int = None
@@ -267,6 +272,7 @@ def _train_dataset(settings, files, strategy):
             vocabulary_size=settings.vocabulary_size,
             masked_lm_prob=settings.masked_lm_prob,
             skip_batches=skip_batches,
+            shuffle_buffer_size=settings.shuffle_buffer_size,
         )
         return dataset.map(
             lambda features: pretraining_batch(features, settings.sentence_task)
