@@ -8,8 +8,7 @@ with --glue_task), squad (SQuAD v1.1/v2.0 JSON), multiple_choice (RACE
 JSON) and token_classification (CoNLL). Each epoch is scored on --eval;
 the best epoch's weights are kept. OUTPUT gets metrics.json (every epoch,
 the best one), curves.png (loss and metric per epoch), preset/ (the best
-model) and, for every task but squad, serving/ (a SavedModel that takes
-raw strings).
+model) and serving/ (a SavedModel that takes raw strings).
 """
 
 import json

@@ -98,7 +98,7 @@ class TextTask:
 
 
 class SquadTask:
-    serving = False
+    serving = True
     metrics = ("f1", "exact_match")
 
     def __init__(self, args):
@@ -125,6 +125,9 @@ class SquadTask:
         )
         y = {"start_logits": windows.start_positions, "end_logits": windows.end_positions}
         return {"x": windows.features, "y": y, "batch_size": self.args.batch_size}
+
+    def check_texts(self, examples):
+        return [e.context for e in examples[:16]]
 
     def score(self, model, examples):
         predicted = model.answer(

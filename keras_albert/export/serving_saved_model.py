@@ -8,7 +8,12 @@
   num_choices] -> `logits`, `probabilities`;
 - token classification: `text` (split on whitespace) -> per-position
   `logits` and `predictions`, and `word_ids` (the word each position
-  starts, -1 elsewhere). The
+  starts, -1 elsewhere);
+- span QA: `question`, `context` -> `start_logits`, `end_logits`, the best
+  `answer` (a byte-exact substring of the context, with
+  `answer_start_byte` / `answer_end_byte`), `answer_score` and
+  `null_score` ([CLS]; SQuAD v2 callers compare the two). One window: a
+  longer context is truncated (`model.answer` windows it). The
 export is written to a staging directory, loaded back in this process and
 compared with the Keras model on `check_texts` before it is renamed into
 place; a failed check leaves nothing behind and any earlier export intact.
@@ -22,6 +27,8 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the SentencePiece op)
 
+from keras_albert.export.question_answering_serving import best_span
+from keras_albert.export.question_answering_serving import qa_features
 from keras_albert.models.atomic_directory import atomic_directory
 
 PARITY_TOLERANCE = 1e-5
@@ -52,15 +59,49 @@ def _string_spec(name, rank=1):
     return tf.TensorSpec([None] * rank, tf.string, name=name)
 
 
+def _logits(compute):
+    return lambda: {"logits": np.asarray(compute(), "float32")}
+
+
+def _question_answering_plan(task, texts, max_answer_length=30):
+    preprocessor = task.preprocessor
+    length, max_question = preprocessor.sequence_length, preprocessor.max_question_length
+
+    def serve(question, context):
+        features, byte_start, byte_end = qa_features(
+            preprocessor.tokenizer, question, context, length, max_question
+        )
+        logits = task(features, training=False)
+        start, end = tf.cast(logits["start_logits"], tf.float32), tf.cast(logits["end_logits"], tf.float32)
+        answer, first, last, score = best_span(context, start, end, byte_start, byte_end, max_answer_length)
+        return {
+            "start_logits": start, "end_logits": end, "answer": answer,
+            "answer_start_byte": first, "answer_end_byte": last,
+            "answer_score": score, "null_score": start[:, 0] + end[:, 0],
+        }
+
+    # Check contexts that fit one window, so Python and graph agree.
+    candidates = [" ".join(text.split()[:8]) for text in texts]
+    owners = preprocessor.windows(["what is it?"] * len(candidates), candidates).example_index
+    short = [c for i, c in enumerate(candidates) if (owners == i).sum() == 1] or ["a"]
+    questions = ["what is it?"] * len(short)
+
+    def expected():
+        windows = preprocessor.windows(questions, short)
+        logits = task.predict(windows.features, verbose=0)
+        return {name: np.asarray(logits[name], "float32") for name in ("start_logits", "end_logits")}
+
+    signature = [_string_spec("question"), _string_spec("context")]
+    inputs = {"question": tf.constant(questions), "context": tf.constant(short)}
+    return signature, serve, inputs, expected
+
+
 def _plan(task, pair, check_texts):
     """(input signature, serve function, check inputs, Keras logits on them)."""
     preprocessor = task.preprocessor
     texts = list(check_texts)
     if hasattr(preprocessor, "windows"):
-        raise ValueError(
-            "Span QA windows long contexts in Python; its raw-string SavedModel "
-            "is not available yet. Export it to TFLite or call `model.answer`."
-        )
+        return _question_answering_plan(task, texts)
     if hasattr(task, "choice_scores"):
         def serve(context, question, choices):
             x = {"context": context, "question": question, "choices": choices}
@@ -68,7 +109,7 @@ def _plan(task, pair, check_texts):
 
         x = {"context": texts, "question": texts, "choices": [[t, t[::-1]] for t in texts]}
         signature = [_string_spec("context"), _string_spec("question"), _string_spec("choices", 2)]
-        return signature, serve, {k: tf.constant(v) for k, v in x.items()}, lambda: task.predict(x, verbose=0)
+        return signature, serve, {k: tf.constant(v) for k, v in x.items()}, _logits(lambda: task.predict(x, verbose=0))
     if hasattr(task, "predict_word_labels"):
         def serve(text):
             logits = tf.cast(task(preprocessor(text), training=False), tf.float32)
@@ -77,24 +118,27 @@ def _plan(task, pair, check_texts):
                     "word_ids": preprocessor.word_ids(text)}
 
         features = preprocessor(texts)
-        return [_string_spec("text")], serve, {"text": tf.constant(texts)}, lambda: task(features, training=False)
+        return [_string_spec("text")], serve, {"text": tf.constant(texts)}, _logits(lambda: task(features, training=False))
     if pair:
         def serve(text, text_pair):
             return _outputs(task, task(preprocessor(x=(text, text_pair)), training=False))
 
         signature = [_string_spec("text"), _string_spec("text_pair")]
         inputs = {"text": tf.constant(texts), "text_pair": tf.constant(texts)}
-        return signature, serve, inputs, lambda: task.predict((texts, texts), verbose=0)
+        return signature, serve, inputs, _logits(lambda: task.predict((texts, texts), verbose=0))
 
     def serve(text):
         return _outputs(task, task(preprocessor(text), training=False))
 
-    return [_string_spec("text")], serve, {"text": tf.constant(texts)}, lambda: task.predict(texts, verbose=0)
+    return [_string_spec("text")], serve, {"text": tf.constant(texts)}, _logits(lambda: task.predict(texts, verbose=0))
 
 
 def _archive(task, signature, serve, check_inputs):
     # Tracking needs built layers; one eager call builds everything.
     serve(*check_inputs.values())
+    if not task.preprocessor.built:
+        # The QA path calls the tokenizer directly, not the preprocessor.
+        task.preprocessor.build(None)
     archive = keras.export.ExportArchive()
     archive.track(task)
     archive.track(task.preprocessor)
@@ -104,9 +148,11 @@ def _archive(task, signature, serve, check_inputs):
 
 def _verify(directory, check_inputs, expected_logits):
     loaded = tf.saved_model.load(str(directory))
-    served = loaded.signatures["serving_default"](**check_inputs)["logits"].numpy()
-    expected = np.asarray(expected_logits(), "float32")
-    difference = float(np.abs(served - expected).max())
+    served = loaded.signatures["serving_default"](**check_inputs)
+    expected = expected_logits()
+    difference = max(
+        float(np.abs(served[name].numpy() - value).max()) for name, value in expected.items()
+    )
     if not difference <= PARITY_TOLERANCE:
         raise ValueError(
             f"The exported SavedModel disagrees with the Keras model by "

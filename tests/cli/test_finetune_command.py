@@ -69,8 +69,8 @@ def test_squad_multiple_choice_and_tokens(preset, tmp_path):
     qas = [{"id": str(i), "question": "which animal?", "answers": [{"text": "cat", "answer_start": 4}]} for i in range(8)]
     squad = {"data": [{"paragraphs": [{"context": "the cat sleeps in the garden", "qas": qas}]}]}
     (tmp_path / "squad.json").write_text(json.dumps(squad))
-    _, metrics = run(preset, tmp_path / "s", "squad", tmp_path / "squad.json", tmp_path / "squad.json")
-    assert set(metrics["best"]) >= {"f1", "exact_match"}
+    output, metrics = run(preset, tmp_path / "s", "squad", tmp_path / "squad.json", tmp_path / "squad.json")
+    assert set(metrics["best"]) >= {"f1", "exact_match"} and (output / "serving" / "saved_model.pb").is_file()
 
     race = {"article": "the cat sleeps", "questions": ["who sleeps?"] * 8,
             "options": [["the cat", "a dog", "a fish"]] * 8, "answers": ["A"] * 8}

@@ -70,3 +70,22 @@ def test_multiple_choice_and_token_tasks_serve_raw_strings(tmp_path, tokenizer, 
     word_ids = out["word_ids"].numpy()[0]
     predicted = out["predictions"].numpy()[0][word_ids >= 0].tolist()
     assert predicted == tagger.predict_word_labels([["the", "horses", "walk"]])[0]
+
+
+def test_question_answering_serves_raw_strings(tmp_path, tokenizer, tiny_backbone_config):
+    backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=tokenizer.vocabulary_size()))
+    pre = keras_albert.AlbertQuestionAnswererPreprocessor(tokenizer, sequence_length=32, doc_stride=8)
+    qa = keras_albert.AlbertQuestionAnswerer(backbone, preprocessor=pre)
+    assert export_serving_saved_model(qa, tmp_path / "qa", check_texts=TEXTS) <= 1e-5
+    serve = tf.saved_model.load(str(tmp_path / "qa")).signatures["serving_default"]
+    contexts = ["Cafe\u0301 de Flore, où Émile a vu Zoë.", "東京は日本の首都です", "the cat sleeps in the garden"]
+    questions = ["où?", "何?", "who sleeps?"]
+    out = serve(question=tf.constant(questions), context=tf.constant(contexts))
+    expected = qa.answer(questions, contexts)
+    for context, answer, start, end, python in zip(
+        contexts, out["answer"].numpy(), out["answer_start_byte"].numpy(),
+        out["answer_end_byte"].numpy(), expected,
+    ):
+        raw = context.encode("utf-8")
+        assert answer == raw[start:end]  # a byte-exact substring
+        assert answer.decode("utf-8") == python["text"]
