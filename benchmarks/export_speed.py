@@ -1,0 +1,115 @@
+"""Size and latency of every export of one classifier, in one run.
+
+Rows: the Keras model (token inputs, `predict_on_batch` under XLA as it
+compiles by default), the serving SavedModel (raw strings in: tokenization
+included), and TFLite float32 / float16 / dynamic-range int8 / full int8
+(token inputs, LiteRT interpreter, XNNPACK). Each row gives size on disk,
+single-text and batch-32 latency, ratios to Keras, and argmax agreement
+with Keras on held-out texts (WordNet glosses the classifier never saw).
+
+    python benchmarks/export_speed.py --preset saved_models/quickstart/preset
+
+Targets (issue 6): dynamic-range int8 <= 0.3x the float32 TFLite size and
+<= 0.6x its latency, with >= 99 % argmax agreement.
+"""
+
+import argparse
+import pathlib
+import statistics
+import tempfile
+import time
+
+import numpy as np
+import tensorflow as tf
+
+from keras_albert import datasets
+from keras_albert.export import export_serving_saved_model
+from keras_albert.export.task_loading import load_task
+from keras_albert.export.tflite_export import export_tflite
+from keras_albert.export.tflite_export import keras_logits
+from keras_albert.export.tflite_export import run_tflite
+from keras_albert.export.tflite_export import token_features
+
+
+def timed(function, repeats):
+    function()  # warm-up (and XLA compilation)
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+
+
+def directory_size(path):
+    path = pathlib.Path(path)
+    return path.stat().st_size if path.is_file() else sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", default="saved_models/quickstart/preset")
+    parser.add_argument("--sequence_length", type=int, default=32)
+    parser.add_argument("--texts", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=20)
+    args = parser.parse_args()
+    task = load_task(args.preset)
+    texts, _ = datasets.load_supersense("test", pos="n")
+    texts = texts[: args.texts]
+    features = token_features(task, texts, args.sequence_length)
+    one = {k: v[:1] for k, v in features.items()}
+    batch = {k: v[:32] for k, v in features.items()}
+    reference = keras_logits(task, features)["logits"].argmax(-1)
+    work = pathlib.Path(tempfile.mkdtemp(prefix="export_speed_"))
+
+    predict = tf.function(lambda x: task(x, training=False), jit_compile=True)
+    keras_size = directory_size(pathlib.Path(args.preset) / "task.weights.h5")
+    rows = [("keras (XLA)", keras_size, timed(lambda: predict(one), args.repeats),
+             timed(lambda: predict(batch), args.repeats), 1.0)]
+
+    export_serving_saved_model(task, work / "serving", check_texts=texts[:16])
+    serve = tf.saved_model.load(str(work / "serving")).signatures["serving_default"]
+    one_text, batch_texts = tf.constant(texts[:1]), tf.constant(texts[:32])
+    served = serve(text=tf.constant(texts))["logits"].numpy().argmax(-1)
+    rows.append(("saved_model (strings)", directory_size(work / "serving"),
+                 timed(lambda: serve(text=one_text), args.repeats),
+                 timed(lambda: serve(text=batch_texts), args.repeats), float((served == reference).mean())))
+
+    failures = []
+    for quantize in ("none", "float16", "dynamic", "int8"):
+        path = work / f"{quantize}.tflite"
+        try:
+            export_tflite(task, path, quantize, args.sequence_length, check_texts=texts,
+                          representative_texts=texts[:100])
+        except ValueError as error:
+            # The export refuses a file that fails its check: report it.
+            failures.append(f"tflite {quantize}: {error}")
+            continue
+        content = path.read_bytes()
+        from ai_edge_litert.interpreter import Interpreter
+
+        runner = Interpreter(model_content=content).get_signature_runner()
+        agreement = float((run_tflite(content, features, 32)["logits"].argmax(-1) == reference).mean())
+        rows.append((f"tflite {quantize}", len(content), timed(lambda: runner(**one), args.repeats),
+                     timed(lambda: runner(**batch), args.repeats), agreement))
+
+    base_size, base_one, base_batch = rows[0][1], rows[0][2], rows[0][3]
+    print(f"\nexport speed: {args.preset}, sequence_length {args.sequence_length}, "
+          f"{len(texts)} held-out texts, median of {args.repeats}")
+    print(f"| export | size | x keras | 1 text ms | x keras | 32 texts ms | x keras | argmax agreement |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, size, single, many, agreement in rows:
+        print(f"| {name} | {size / 1e6:.2f} MB | {size / base_size:.2f} | {single:.2f} | "
+              f"{single / base_one:.2f} | {many:.2f} | {many / base_batch:.2f} | {agreement:.1%} |")
+    for failure in failures:
+        print(f"| {failure} |")
+    sizes = {name: size for name, size, *_ in rows}
+    singles = {name: single for name, _, single, *_ in rows}
+    if "tflite dynamic" in sizes and "tflite none" in sizes:
+        print(f"\ndynamic int8 vs float32 TFLite: size {sizes['tflite dynamic'] / sizes['tflite none']:.2f}x "
+              f"(target <= 0.3), single-text latency {singles['tflite dynamic'] / singles['tflite none']:.2f}x "
+              "(target <= 0.6)")
+
+
+if __name__ == "__main__":
+    main()
