@@ -153,10 +153,12 @@ def _verify(directory, check_inputs, expected_logits):
     difference = max(
         float(np.abs(served[name].numpy() - value).max()) for name, value in expected.items()
     )
-    if not difference <= PARITY_TOLERANCE:
+    # float32 rounding grows with the logits: 1e-5 for logits up to 1.
+    scale = max(1.0, max(float(np.abs(value).max()) for value in expected.values()))
+    if not difference <= PARITY_TOLERANCE * scale:
         raise ValueError(
             f"The exported SavedModel disagrees with the Keras model by "
-            f"{difference:.2e} (max abs logit; allowed {PARITY_TOLERANCE}). "
+            f"{difference:.2e} (max abs logit; allowed {PARITY_TOLERANCE * scale:.1e}). "
             "Nothing was written."
         )
     return difference
