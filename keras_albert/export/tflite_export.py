@@ -10,12 +10,13 @@ writes a model whose every output is NaN, with no warning: the variables
 are passed in explicitly.)
 """
 
-import contextlib
 import pathlib
 import tempfile
 
 import numpy as np
 import tensorflow as tf
+
+from keras_albert.models.preprocessor_inputs import padded_to
 
 QUANTIZATIONS = ("none", "float16", "dynamic", "int8")
 # Max abs logit difference for float files; argmax agreement for integer ones.
@@ -43,29 +44,13 @@ def check_sequence_length(task, sequence_length):
     return sequence_length
 
 
-@contextlib.contextmanager
-def _padded_to(preprocessor, sequence_length):
-    """Temporarily pads `preprocessor` (and its packer) to `sequence_length`."""
-    packer = getattr(preprocessor, "packer", None)
-    saved = preprocessor.sequence_length
-    preprocessor.sequence_length = sequence_length
-    if packer is not None:
-        packer.sequence_length = sequence_length
-    try:
-        yield preprocessor
-    finally:
-        preprocessor.sequence_length = saved
-        if packer is not None:
-            packer.sequence_length = saved
-
-
 def token_features(task, texts, sequence_length):
     """int32 model inputs for `texts`, padded to `sequence_length`.
 
     Span-QA tasks get each text as both question and context: any pair of
     real texts exercises the model the same way.
     """
-    with _padded_to(task.preprocessor, sequence_length) as preprocessor:
+    with padded_to(task.preprocessor, sequence_length) as preprocessor:
         if hasattr(preprocessor, "windows"):
             features = preprocessor.windows(list(texts), list(texts)).features
         else:

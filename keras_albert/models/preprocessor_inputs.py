@@ -1,5 +1,7 @@
 """Input handling shared by ALBERT preprocessors."""
 
+import contextlib
+
 import numpy as np
 import tensorflow as tf
 from keras import ops
@@ -94,3 +96,19 @@ class BackboneSequenceLengthMixin:
         if "sequence_length" not in kwargs and maximum:
             kwargs["sequence_length"] = min(512, maximum)
         return kwargs
+
+
+@contextlib.contextmanager
+def padded_to(preprocessor, sequence_length):
+    """Temporarily pads `preprocessor` (and its packer) to `sequence_length`."""
+    packer = getattr(preprocessor, "packer", None)
+    saved = preprocessor.sequence_length
+    preprocessor.sequence_length = sequence_length
+    if packer is not None:
+        packer.sequence_length = sequence_length
+    try:
+        yield preprocessor
+    finally:
+        preprocessor.sequence_length = saved
+        if packer is not None:
+            packer.sequence_length = saved
