@@ -83,7 +83,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", default="saved_models/quickstart")
     parser.add_argument("--preset", default=PRESET)
-    parser.add_argument("--train_examples", type=int, default=16000)
+    parser.add_argument("--train_examples", type=int, default=12000)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--batch_size", type=int, default=64)
     parser.add_argument("--learning_rate", type=float, default=3e-4)
