@@ -21,7 +21,8 @@ LIBRARIES = {
     "data": ["models"],
     "training": ["models"],
     "convert": ["models"],
-    "export": ["models"],
+    # TF-Hub export writes (and checks) the layout `convert` reads.
+    "export": ["models", "convert"],
     "distill": ["models", "training"],
     "cli": ["models", "data", "training", "convert", "export", "datasets"],
 }

@@ -2,10 +2,16 @@
 
 import keras
 import tensorflow as tf
+from keras_hub.layers import MultiSegmentPacker
+from keras_hub.models import Preprocessor
+from keras_hub.src.utils.tensor_utils import preprocessing_function
 
-from keras_albert.models.albert_text_classifier_preprocessor import (
-    AlbertTextClassifierPreprocessor,
-)
+from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin
+from keras_albert.models.preprocessor_inputs import check_sequence_length
+from keras_albert.models.preprocessor_inputs import check_truncate
+from keras_albert.models.preset_resolution import PresetResolutionMixin
 
 
 def _strings(value, name):
@@ -18,7 +24,9 @@ def _strings(value, name):
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertMultipleChoicePreprocessor(AlbertTextClassifierPreprocessor):
+class AlbertMultipleChoicePreprocessor(
+    PresetResolutionMixin, BackboneSequenceLengthMixin, Preprocessor
+):
     """Packs each choice with its context, RACE style.
 
     `x` is a dict: `context` [batch] strings, `choices` [batch, num_choices]
@@ -37,6 +45,36 @@ class AlbertMultipleChoicePreprocessor(AlbertTextClassifierPreprocessor):
     TensorShape([1, 2, 64])
     """
 
+    # Not a subclass of the text-classifier preprocessor: keras-hub's
+    # `TextClassifierPreprocessor.from_preset` must keep finding that one.
+    backbone_cls = AlbertBackbone
+    tokenizer_cls = AlbertTokenizer
+
+    def __init__(self, tokenizer, sequence_length=512, truncate="round_robin", **kwargs):
+        check_sequence_length(sequence_length)
+        check_truncate(truncate)
+        super().__init__(**kwargs)
+        self.tokenizer = tokenizer
+        self.sequence_length = sequence_length
+        self.truncate = truncate
+        self.packer = None
+
+    def build(self, input_shape):
+        self.packer = MultiSegmentPacker(
+            start_value=self.tokenizer.cls_token_id,
+            end_value=self.tokenizer.sep_token_id,
+            pad_value=self.tokenizer.pad_token_id,
+            truncate=self.truncate,
+            sequence_length=self.sequence_length,
+        )
+        self.built = True
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"sequence_length": self.sequence_length, "truncate": self.truncate})
+        return config
+
+    @preprocessing_function
     def call(self, x, y=None, sample_weight=None):
         if not isinstance(x, dict) or "context" not in x or "choices" not in x:
             raise ValueError(
@@ -64,8 +102,8 @@ class AlbertMultipleChoicePreprocessor(AlbertTextClassifierPreprocessor):
                 tf.strings.join([halves[:, 0], flat_choices, halves[:, 1]]),
                 tf.strings.join([question, flat_choices], separator=" "),
             )
-        first = self.tokenizer(tf.repeat(context, num_choices))
-        token_ids, segment_ids = self.packer((first, self.tokenizer(second)))
+        first = self.tokenizer._tokenize_tf(tf.repeat(context, num_choices))
+        token_ids, segment_ids = self.packer((first, self.tokenizer._tokenize_tf(second)))
         shape = [-1, num_choices, self.sequence_length]
         packed = {
             "token_ids": tf.reshape(token_ids, shape),
