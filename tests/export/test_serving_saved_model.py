@@ -123,3 +123,22 @@ def test_serving_model_fine_tunes_through_tfsm_layer(tmp_path, tokenizer, tiny_b
     losses = model.fit(texts, labels, epochs=10, batch_size=16, verbose=0).history["loss"]
     assert np.abs(model.predict(texts, verbose=0) - before).max() > 1e-3
     assert losses[-1] < losses[0]
+
+
+def test_kill_during_export_keeps_the_previous_export(tmp_path, tokenizer, tiny_backbone_config):
+    import pathlib
+    import subprocess
+    import sys
+
+    target = tmp_path / "serving"
+    export_serving_saved_model(classifier(tokenizer, tiny_backbone_config, 3), target, check_texts=TEXTS)
+    before = sorted(str(p.relative_to(target)) for p in target.rglob("*"))
+    root = pathlib.Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, str(root / "tests" / "export" / "kill_during_export.py"), str(target)],
+        cwd=root, env={**__import__("os").environ, "PYTHONPATH": str(root)}, capture_output=True,
+    )
+    assert result.returncode == -9  # killed mid-export
+    assert sorted(str(p.relative_to(target)) for p in target.rglob("*")) == before
+    serve = tf.saved_model.load(str(target)).signatures["serving_default"]
+    assert serve(text=tf.constant(["the cat"]))["logits"].shape == (1, 3)  # the old 3-class export
