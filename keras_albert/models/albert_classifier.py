@@ -7,8 +7,7 @@ from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.layers.validation import check_positive_int
 from keras_albert.layers.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
-from keras_albert.models.length_buckets import DEFAULT_BUCKETS
-from keras_albert.models.length_buckets import bucketed_predict
+from keras_albert.models.length_buckets import LengthBucketedMixin
 from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
@@ -16,7 +15,7 @@ from keras_albert.models.preset_resolution import PresetResolutionMixin
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertClassifier(PresetResolutionMixin, TextClassifier):
+class AlbertClassifier(LengthBucketedMixin, PresetResolutionMixin, TextClassifier):
     """ALBERT with a dense layer on the pooled ([CLS]) output.
 
     `num_classes=1` makes it a regressor (STS-B style): one unsquashed
@@ -41,9 +40,9 @@ class AlbertClassifier(PresetResolutionMixin, TextClassifier):
 
     backbone_cls = AlbertBackbone
     preprocessor_cls = AlbertTextClassifierPreprocessor
-    # Raw-text `predict` pads each text to the smallest of these lengths
-    # that holds it (see `length_buckets`); None pads all to the full length.
-    length_buckets = DEFAULT_BUCKETS
+    # Raw-text `predict`/`evaluate` pad each batch to the smallest of
+    # `length_buckets` that holds it (see `LengthBucketedMixin`).
+    length_buckets = LengthBucketedMixin.length_buckets
 
     def __init__(
         self,
@@ -84,16 +83,6 @@ class AlbertClassifier(PresetResolutionMixin, TextClassifier):
         # === Config ===
         self.activation = keras.activations.get(activation)
         self.dropout = dropout
-
-    def predict(self, x, *args, **kwargs):
-        """Keras `predict`; raw texts are run in length buckets (same outputs)."""
-        if self.length_buckets and self.preprocessor is not None and not args:
-            outputs = bucketed_predict(
-                self, super().predict, x, buckets=self.length_buckets, **kwargs
-            )
-            if outputs is not None:
-                return outputs
-        return super().predict(x, *args, **kwargs)
 
     @property
     def is_regression(self):

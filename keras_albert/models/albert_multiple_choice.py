@@ -8,6 +8,7 @@ from keras_albert.layers.choice_reshaping import FlattenChoices
 from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.layers.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.length_buckets import LengthBucketedMixin
 from keras_albert.models.albert_multiple_choice_preprocessor import (
     AlbertMultipleChoicePreprocessor,
 )
@@ -15,13 +16,15 @@ from keras_albert.models.preset_resolution import PresetResolutionMixin
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertMultipleChoice(PresetResolutionMixin, Task):
+class AlbertMultipleChoice(LengthBucketedMixin, PresetResolutionMixin, Task):
     """Scores every (context, choice) pair; softmax across the choices.
 
     Inputs are the backbone's with a choices axis, [batch, num_choices,
     sequence]; the output is [batch, num_choices] logits, trained with
     sparse categorical cross-entropy against the index of the right choice.
-    The number of choices may change between batches.
+    The number of choices may change between batches. `predict` and
+    `evaluate` on raw dicts pad each batch to the smallest of
+    `length_buckets` that holds its longest choice (same outputs).
 
     Example:
     >>> model = keras_albert.AlbertMultipleChoice.from_preset(

@@ -9,6 +9,9 @@ from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_question_answerer_preprocessor import (
     AlbertQuestionAnswererPreprocessor,
 )
+from keras_albert.models.length_buckets import DEFAULT_BUCKETS
+from keras_albert.models.length_buckets import check_buckets
+from keras_albert.models.length_buckets import predict_packed
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.question_answering_spans import best_answers
 
@@ -37,6 +40,10 @@ class AlbertQuestionAnswerer(PresetResolutionMixin, Task):
 
     backbone_cls = AlbertBackbone
     preprocessor_cls = AlbertQuestionAnswererPreprocessor
+    # `answer` pads each batch of windows to the smallest of these that
+    # holds it; spans are read from real positions only, so answers are
+    # unchanged (positions past a bucket get a logit no span can win with).
+    length_buckets = DEFAULT_BUCKETS
 
     def __init__(self, backbone, preprocessor=None, **kwargs):
         # === Layers ===
@@ -87,7 +94,13 @@ class AlbertQuestionAnswerer(PresetResolutionMixin, Task):
         if self.preprocessor is None:
             raise ValueError("`answer` needs an `AlbertQuestionAnswererPreprocessor`.")
         windows = self.preprocessor.windows(questions, contexts)
-        logits = self.predict(windows.features, batch_size=batch_size, verbose=0)
+        if self.length_buckets:
+            logits = predict_packed(
+                self, windows.features, batch_size, check_buckets(self.length_buckets),
+                per_position_fill=-1e9,
+            )
+        else:
+            logits = self.predict(windows.features, batch_size=batch_size, verbose=0)
         return best_answers(
             windows,
             np.asarray(logits["start_logits"]),

@@ -13,6 +13,9 @@ from keras_albert.models.albert_token_classifier_preprocessor import (
     AlbertTokenClassifierPreprocessor,
 )
 from keras_albert.models.albert_token_classifier_preprocessor import word_label_dataset
+from keras_albert.models.length_buckets import DEFAULT_BUCKETS
+from keras_albert.models.length_buckets import check_buckets
+from keras_albert.models.length_buckets import predict_packed
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 
 
@@ -33,6 +36,9 @@ class AlbertTokenClassifier(PresetResolutionMixin, Task):
 
     backbone_cls = AlbertBackbone
     preprocessor_cls = AlbertTokenClassifierPreprocessor
+    # `predict_word_labels` pads each batch to the smallest of these that
+    # holds it (only real positions are read, so labels are unchanged).
+    length_buckets = DEFAULT_BUCKETS
 
     def __init__(self, backbone, num_classes, preprocessor=None, dropout=0.1, **kwargs):
         check_positive_int("num_classes", num_classes)
@@ -81,8 +87,16 @@ class AlbertTokenClassifier(PresetResolutionMixin, Task):
         if self.preprocessor is None:
             raise ValueError("`predict_word_labels` needs a preprocessor.")
         words = [example.split() if isinstance(example, str) else list(example) for example in words]
-        logits = self.predict(word_label_dataset(words, batch_size=batch_size), verbose=0)
-        word_ids = np.asarray(self.preprocessor.word_ids(tf.ragged.constant(words)))
+        ragged = tf.ragged.constant(words, dtype=tf.string)
+        # Calling the preprocessor first also builds it (word_ids needs that).
+        features = keras.tree.map_structure(np.asarray, self.preprocessor(ragged))
+        word_ids = np.asarray(self.preprocessor.word_ids(ragged))
+        if self.length_buckets:
+            logits = predict_packed(
+                self, features, batch_size, check_buckets(self.length_buckets), per_position_fill=0.0
+            )
+        else:
+            logits = self.predict(word_label_dataset(words, batch_size=batch_size), verbose=0)
         results = []
         for row, (example, ids) in enumerate(zip(words, word_ids)):
             labels = [-1] * len(example)

@@ -1,19 +1,44 @@
-"""Predict on texts padded to their length bucket, not to the longest.
+"""Run texts padded to their length bucket, not to the longest.
 
 Real texts are mostly far shorter than the padded length: a 12-piece gloss
-padded to 128 spends ~90 % of the encoder's work on padding. Texts are
-grouped by token length into a few padded lengths (a bounded set, so XLA
-and TPUs compile a bounded number of programs), each group is run at its
-own length, and the outputs are put back in the original order. Padding
-is masked out of attention, so results equal the unbucketed ones up to
-float rounding.
+padded to 128 spends ~90 % of the encoder's work on padding. Examples are
+packed once at the full length, sorted by their real length and cut into
+batches; each batch is sliced to the smallest bucket that holds its longest
+example and the outputs are put back in the original order. Slicing off
+positions that are padding in every row of a batch is exact (padding is
+masked out of attention, positions keep their embeddings), so results equal
+the unbucketed ones up to float rounding.
+
+The padded shapes form a bounded set, so XLA and TPUs compile a bounded
+number of programs: full batches take one of the bucket lengths, and the
+one partial batch of a call (the shortest examples) is padded with repeated
+rows to a power of two, so at most `max_padded_shapes(...)` shapes appear
+however many calls with however many examples are made.
 """
 
-import numpy as np
+import dataclasses
 
-from keras_albert.models.preprocessor_inputs import padded_to
+import keras
+import numpy as np
+import tensorflow as tf
 
 DEFAULT_BUCKETS = (16, 32, 64, 128, 256, 512)
+# Examples packed and planned together: sorting within a chunk is nearly as
+# good as sorting everything, and memory stays bounded for long inputs.
+CHUNK_BATCHES = 64
+
+
+def check_buckets(buckets):
+    """Validates a bucket list: positive ints (or None for "no buckets")."""
+    if buckets is None:
+        return None
+    values = list(buckets)
+    if not values or any(isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 2 for b in values):
+        raise ValueError(
+            "`length_buckets` must be None or a non-empty list of ints >= 2 "
+            f"(padded lengths). Received: {buckets!r}"
+        )
+    return tuple(sorted(set(int(b) for b in values)))
 
 
 def bucket_lengths(sequence_length, buckets=DEFAULT_BUCKETS):
@@ -21,55 +46,217 @@ def bucket_lengths(sequence_length, buckets=DEFAULT_BUCKETS):
     return sorted({b for b in buckets if b < sequence_length} | {sequence_length})
 
 
-def _texts(x):
-    """(first segments, second segments or None) if `x` is raw text."""
-    def strings(values):
-        return isinstance(values, (list, tuple, np.ndarray)) and len(values) > 0 and all(
-            isinstance(v, (str, bytes)) for v in values
-        )
+def max_padded_shapes(sequence_length, batch_size, buckets=DEFAULT_BUCKETS):
+    """Bound on the distinct [batch, length] shapes bucketed runs produce."""
+    row_counts = 1 + int(np.ceil(np.log2(batch_size))) if batch_size > 1 else 1
+    return len(bucket_lengths(sequence_length, buckets)) * row_counts
 
-    if isinstance(x, tuple) and len(x) == 2 and strings(x[0]) and strings(x[1]):
+
+def packed_lengths(features):
+    """Real length of each packed example (the longest choice for
+    [batch, choices, sequence] inputs): padding is a suffix of every row."""
+    lengths = np.asarray(features["padding_mask"]).astype(bool).sum(-1)
+    while lengths.ndim > 1:
+        lengths = lengths.max(-1)
+    return lengths
+
+
+@dataclasses.dataclass
+class Batch:
+    rows: np.ndarray  # example indices; a padded batch repeats its first row
+    length: int  # padded length of the batch
+
+
+def plan_batches(lengths, batch_size, shapes, pad_rows=True):
+    """Batches of similar length, longest first, each with its padded length.
+
+    With `pad_rows`, the last (partial) batch is filled up to a power of two
+    with repeats of its first row, which bounds the row counts XLA sees.
+    """
+    lengths = np.asarray(lengths)
+    order = np.argsort(-lengths, kind="stable")
+    shapes = np.asarray(shapes)
+    batches = []
+    for start in range(0, len(order), batch_size):
+        rows = order[start : start + batch_size]
+        longest = min(int(lengths[rows].max()), int(shapes[-1]))
+        length = int(shapes[np.searchsorted(shapes, longest)])
+        if pad_rows and len(rows) < batch_size:
+            size = min(batch_size, 1 << (len(rows) - 1).bit_length())
+            rows = np.concatenate([rows, np.repeat(rows[:1], size - len(rows))])
+        batches.append(Batch(rows, length))
+    return batches
+
+
+def _sliced(features, rows, length):
+    # The sequence is the last axis of every input (also [b, choices, seq]).
+    return {name: value[rows][..., :length] for name, value in features.items()}
+
+
+def _run_plan(task, features, plan, per_position_fill):
+    """Outputs of `task` on `features` (numpy, full length) batch by batch."""
+    total = len(next(iter(features.values())))
+    full_length = next(iter(features.values())).shape[-1]
+    results = None
+    for batch in plan:
+        # keras.Model's own predict_on_batch: the features are packed already,
+        # so keras-hub's preprocessing must not run again.
+        outputs = keras.Model.predict_on_batch(task, _sliced(features, batch.rows, batch.length))
+        leaves = keras.tree.flatten(outputs)
+        if results is None:
+            results = []
+            for leaf in leaves:
+                shape = list(leaf.shape[1:])
+                if per_position_fill is not None:
+                    shape[0] = full_length
+                results.append(np.full([total] + shape, per_position_fill or 0, leaf.dtype))
+        for result, leaf in zip(results, leaves):
+            # Repeated rows write the same values twice: harmless.
+            if per_position_fill is None:
+                result[batch.rows] = leaf
+            else:
+                result[batch.rows, : leaf.shape[1]] = leaf
+    return keras.tree.pack_sequence_as(outputs, results)
+
+
+def predict_packed(task, features, batch_size=32, buckets=DEFAULT_BUCKETS, per_position_fill=None):
+    """Bucketed outputs of `task` on packed features, in their order.
+
+    `features` holds numpy `token_ids`, `segment_ids`, `padding_mask`
+    padded to one length. Pooled outputs equal the unbucketed ones; for
+    per-position outputs ([batch, sequence, ...]) pass `per_position_fill`:
+    positions past a batch's bucket (padding in the unbucketed run too) get
+    that value, all others equal the unbucketed outputs.
+    """
+    features = {name: np.asarray(value) for name, value in features.items()}
+    full_length = next(iter(features.values())).shape[-1]
+    shapes = bucket_lengths(full_length, buckets)
+    plan = plan_batches(packed_lengths(features), batch_size, shapes)
+    return _run_plan(task, features, plan, per_position_fill)
+
+
+def _as_slices(x):
+    """Raw inputs as something `tf.data.Dataset.from_tensor_slices` takes."""
+    if isinstance(x, tuple):
+        return tuple(list(part) for part in x)
+    if isinstance(x, dict):
+        return {name: np.asarray(value) if name == "choices" else list(value) for name, value in x.items()}
+    return list(x)
+
+
+def _count(x):
+    if isinstance(x, tuple):
+        return len(x[0])
+    if isinstance(x, dict):
+        return len(x["context"])
+    return len(x)
+
+
+def packed_chunks(task, x, chunk_size, y=None):
+    """Yields (features as numpy at the full length, y chunk) per chunk of
+    `x`, preprocessed in a tf.data map that runs ahead of the model."""
+    slices = _as_slices(x)
+    dataset = tf.data.Dataset.from_tensor_slices(slices).batch(chunk_size)
+
+    def preprocess(*parts):
+        inputs = parts if isinstance(slices, tuple) else parts[0]
+        packed = task.preprocess_samples(inputs)
+        return keras.utils.unpack_x_y_sample_weight(packed)[0]
+
+    dataset = dataset.map(preprocess, num_parallel_calls=tf.data.AUTOTUNE).prefetch(1)
+    start = 0
+    for features in dataset.as_numpy_iterator():
+        size = len(features["token_ids"])
+        yield features, None if y is None else y[start : start + size]
+        start += size
+
+
+def is_raw_input(task, x):
+    """True for inputs the task's preprocessor packs: texts, text pairs, or
+    a multiple-choice dict of strings."""
+    from keras_albert.models.preprocessor_inputs import is_text
+
+    if task.preprocessor is None:
+        return False
+    if isinstance(x, dict):
+        return "context" in x and "choices" in x and is_text(list(x["context"]))
+    if isinstance(x, tuple):
+        if len(x) != 2 or not (is_text(x[0]) and is_text(x[1])):
+            return False
         if len(x[0]) != len(x[1]):
             raise ValueError(
                 f"Text pairs need as many second texts as first texts; got {len(x[0])} and {len(x[1])}."
             )
-        return list(x[0]), list(x[1])
-    if strings(x):
-        return list(x), None
-    return None, None
+        return True
+    return isinstance(x, (list, np.ndarray)) and is_text(x)
 
 
-def needed_lengths(tokenizer, first, second=None):
-    """Packed length of each example: [CLS] a [SEP] (b [SEP])."""
-    lengths = np.array([len(ids) for ids in tokenizer.tokenize(first)]) + 2
-    if second is not None:
-        lengths += np.array([len(ids) for ids in tokenizer.tokenize(second)]) + 1
-    return lengths
+def bucketed_predict(task, x, batch_size=None, buckets=DEFAULT_BUCKETS):
+    """`task.predict(x)` on raw inputs, run in length buckets."""
+    batch_size = batch_size or 32
+    chunk = batch_size * CHUNK_BATCHES
+    parts = [predict_packed(task, features, batch_size, buckets) for features, _ in packed_chunks(task, x, chunk)]
+    if len(parts) == 1:
+        return parts[0]
+    return keras.tree.map_structure(lambda *leaves: np.concatenate(leaves), *parts)
 
 
-def bucketed_predict(task, predict, x, buckets=DEFAULT_BUCKETS, **kwargs):
-    """`predict(x, **kwargs)` per length bucket; outputs in `x`'s order.
+def bucketed_dataset_from_packed(features, y, sample_weight, batch_size, buckets=DEFAULT_BUCKETS):
+    """A tf.data pipeline of (features, y, sample_weight) batches, each
+    sliced to its bucket; no padded rows (losses and metrics stay exact).
 
-    Returns None when `x` is not raw text (the caller predicts normally).
+    Batches of one padded length are contiguous in the plan, so each length
+    is one `from_tensor_slices(...).batch(...)` block: no Python per step.
     """
-    first, second = _texts(x)
-    if first is None:
-        return None
-    preprocessor = task.preprocessor
-    shapes = bucket_lengths(preprocessor.sequence_length, buckets)
-    lengths = needed_lengths(preprocessor.tokenizer, first, second)
-    bucket_of = np.searchsorted(shapes, np.minimum(lengths, shapes[-1]))
-    outputs = None
-    for index, shape in enumerate(shapes):
-        members = np.flatnonzero(bucket_of == index)
-        if not len(members):
-            continue
-        part = [first[i] for i in members]
-        if second is not None:
-            part = (part, [second[i] for i in members])
-        with padded_to(preprocessor, shape):
-            result = np.asarray(predict(part, **kwargs))
-        if outputs is None:
-            outputs = np.zeros((len(first),) + result.shape[1:], result.dtype)
-        outputs[members] = result
-    return outputs
+    full_length = features["token_ids"].shape[-1]
+    plan = plan_batches(packed_lengths(features), batch_size, bucket_lengths(full_length, buckets), pad_rows=False)
+    dataset = None
+    for length in dict.fromkeys(batch.length for batch in plan):
+        rows = np.concatenate([batch.rows for batch in plan if batch.length == length])
+        block = (_sliced(features, rows, length),)
+        if y is not None:
+            block += (keras.tree.map_structure(lambda v: np.asarray(v)[rows], y),)
+        if sample_weight is not None:
+            block += (np.asarray(sample_weight)[rows],)
+        part = tf.data.Dataset.from_tensor_slices(block).batch(batch_size)
+        dataset = part if dataset is None else dataset.concatenate(part)
+    return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def bucketed_evaluate(task, x, y=None, sample_weight=None, batch_size=None, buckets=DEFAULT_BUCKETS, **kwargs):
+    """`task.evaluate(x, y)` on raw inputs, run in length buckets."""
+    batch_size = batch_size or 32
+    chunks = list(packed_chunks(task, x, batch_size * CHUNK_BATCHES))
+    features = {name: np.concatenate([c[0][name] for c in chunks]) for name in chunks[0][0]}
+    dataset = bucketed_dataset_from_packed(features, y, sample_weight, batch_size, buckets)
+    # keras.Model's own evaluate: the features are packed already.
+    return keras.Model.evaluate(task, dataset, **kwargs)
+
+
+class LengthBucketedMixin:
+    """`predict` and `evaluate` on raw inputs run in length buckets.
+
+    Set `task.length_buckets = None` to pad everything to the full length;
+    inputs that are already packed (token ids) are passed on unchanged.
+    """
+
+    length_buckets = DEFAULT_BUCKETS
+
+    def _buckets_apply(self, x, kwargs):
+        return bool(self.length_buckets) and kwargs.get("steps") is None and is_raw_input(self, x)
+
+    def predict(self, x=None, batch_size=None, **kwargs):
+        """Keras `predict`; raw inputs run in length buckets (same outputs)."""
+        if self._buckets_apply(x, kwargs) and kwargs.get("callbacks") is None:
+            return bucketed_predict(self, x, batch_size, check_buckets(self.length_buckets))
+        return super().predict(x, batch_size=batch_size, **kwargs)
+
+    def evaluate(self, x=None, y=None, batch_size=None, sample_weight=None, **kwargs):
+        """Keras `evaluate`; raw inputs run in length buckets (same loss and
+        metrics: no padded rows are added)."""
+        if self._buckets_apply(x, kwargs) and not kwargs.get("_use_cached_eval_dataset"):
+            y = None if y is None else keras.tree.map_structure(np.asarray, y)
+            return bucketed_evaluate(
+                self, x, y, sample_weight, batch_size, check_buckets(self.length_buckets), **kwargs
+            )
+        return super().evaluate(x=x, y=y, batch_size=batch_size, sample_weight=sample_weight, **kwargs)

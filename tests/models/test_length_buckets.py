@@ -1,11 +1,12 @@
-"""Length-bucketed predict: the unbucketed outputs, in the original order."""
+"""Length-bucketed predict/evaluate: the unbucketed outputs, in the original order."""
 
 import numpy as np
 import pytest
 
 import keras_albert
 from keras_albert.models.length_buckets import bucket_lengths
-from keras_albert.models.length_buckets import needed_lengths
+from keras_albert.models.length_buckets import max_padded_shapes
+from keras_albert.models.length_buckets import plan_batches
 from tests.conftest import synthetic_sentences
 
 
@@ -17,45 +18,92 @@ def classifier(sentencepiece_proto, tiny_backbone_config):
     return keras_albert.AlbertClassifier(backbone, num_classes=3, preprocessor=pre)
 
 
-def unbucketed(classifier, x):
-    saved, classifier.length_buckets = classifier.length_buckets, None
+def unbucketed(task, method, *args, **kwargs):
+    saved, task.length_buckets = task.length_buckets, None
     try:
-        return classifier.predict(x, batch_size=8, verbose=0)
+        return getattr(task, method)(*args, **kwargs)
     finally:
-        classifier.length_buckets = saved
+        task.length_buckets = saved
+
+
+def texts_with_one_long():
+    texts = synthetic_sentences(40, seed=4)
+    texts.insert(17, " ".join(synthetic_sentences(30, seed=5)))  # longer than 128 pieces
+    return texts
+
+
+def token_lengths(task, texts):
+    return np.asarray(task.preprocessor(texts)["padding_mask"]).sum(-1)
 
 
 def test_one_long_text_among_many_short_ones(classifier):
-    texts = synthetic_sentences(40, seed=4)
-    texts.insert(17, " ".join(synthetic_sentences(30, seed=5)))  # longer than 128 pieces
-    expected = unbucketed(classifier, texts)
+    texts = texts_with_one_long()
+    expected = unbucketed(classifier, "predict", texts, batch_size=8, verbose=0)
     got = classifier.predict(texts, batch_size=8, verbose=0)
     np.testing.assert_allclose(got, expected, atol=1e-5)
-    lengths = needed_lengths(classifier.preprocessor.tokenizer, texts)
-    assert lengths[17] > 128 and np.median(lengths) < 32  # the buckets were used
+    lengths = token_lengths(classifier, texts)
+    assert lengths[17] == 128 and np.median(lengths) < 16  # the buckets were used
     # Pairs keep their order too.
     pairs = (texts, texts[::-1])
     np.testing.assert_allclose(
-        classifier.predict(pairs, batch_size=8, verbose=0), unbucketed(classifier, pairs), atol=1e-5
+        classifier.predict(pairs, batch_size=8, verbose=0),
+        unbucketed(classifier, "predict", pairs, batch_size=8, verbose=0),
+        atol=1e-5,
     )
 
 
-def test_padded_shapes_stay_within_the_bucket_set(classifier):
+def test_evaluate_equals_unbucketed(classifier):
+    texts = texts_with_one_long()
+    labels = np.arange(len(texts)) % 3
+    expected = unbucketed(classifier, "evaluate", texts, labels, batch_size=8, verbose=0, return_dict=True)
+    got = classifier.evaluate(texts, labels, batch_size=8, verbose=0, return_dict=True)
+    assert got.keys() == expected.keys()
+    for name in got:
+        np.testing.assert_allclose(got[name], expected[name], atol=1e-5)
+
+
+def test_plan_sorts_and_bounds_row_counts():
+    lengths = np.array([5, 40, 3, 17, 100, 9, 2])
+    plan = plan_batches(lengths, batch_size=4, shapes=[16, 32, 64, 128])
+    assert [b.length for b in plan] == [128, 16]
+    assert sorted(plan[0].rows.tolist()) == [1, 3, 4, 5]
+    # The partial batch (3 shortest) is filled to 4 rows with a repeat.
+    assert plan[1].rows.tolist() == [0, 2, 6, 0]
+    unpadded = plan_batches(lengths, batch_size=4, shapes=[16, 32, 64, 128], pad_rows=False)
+    assert [len(b.rows) for b in unpadded] == [4, 3]
+
+
+def test_padded_shapes_stay_within_their_bound(classifier):
     assert bucket_lengths(128) == [16, 32, 64, 128]
     assert bucket_lengths(100) == [16, 32, 64, 100]
-    seen = []
-    original = classifier.preprocessor.call
+    seen = set()
+    original = classifier.predict_function
+    classifier.make_predict_function()
+    original = classifier.predict_function
 
-    def spy(*args, **kwargs):
-        outputs = original(*args, **kwargs)
-        features = outputs[0] if isinstance(outputs, tuple) else outputs
-        seen.append(int(features["token_ids"].shape[-1]))
-        return outputs
+    def spy(data):
+        seen.add(tuple(data[0][0]["token_ids"].shape))
+        return original(data)
 
-    classifier.preprocessor.call = spy
+    classifier.predict_function = spy
     try:
         texts = [" ".join(["dog"] * n) for n in (1, 3, 9, 20, 33, 60, 90, 200)] * 3
-        classifier.predict(texts, batch_size=4, verbose=0)
+        # Many calls with many example counts: the shape set stays bounded.
+        for count in range(1, len(texts) + 1, 3):
+            classifier.predict(texts[:count], batch_size=4, verbose=0)
     finally:
-        del classifier.preprocessor.call
-    assert set(seen) <= {16, 32, 64, 128} and len(set(seen)) >= 3
+        classifier.predict_function = original
+    assert {length for _, length in seen} <= {16, 32, 64, 128}
+    assert {rows for rows, _ in seen} <= {1, 2, 4}
+    assert len(seen) >= 4 and len(seen) <= max_padded_shapes(128, 4)
+
+
+def test_length_buckets_none_and_bad_values(classifier):
+    texts = synthetic_sentences(5, seed=1)
+    saved = classifier.length_buckets
+    try:
+        classifier.length_buckets = [0, 16]
+        with pytest.raises(ValueError, match="length_buckets"):
+            classifier.predict(texts, verbose=0)
+    finally:
+        classifier.length_buckets = saved
