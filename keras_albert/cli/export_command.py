@@ -4,6 +4,8 @@
   python -m keras_albert export --preset=albert_tiny_en --format=tfhub --output=albert_hub
   python -m keras_albert export --preset=runs/sst/preset --format=tflite --quantize=dynamic \\
       --sequence_length=64 --output=model.tflite
+  python -m keras_albert export --preset=runs/sst/preset --format=tflite --raw_strings \
+      --quantize=dynamic --sequence_length=64 --output=model_text.tflite
 
 Every export is checked against the Keras model before it is put in place;
 a failed check leaves nothing behind and keeps any earlier export.
@@ -14,6 +16,7 @@ import pathlib
 
 from keras_albert.convert.converted_preset import load_preset_model
 from keras_albert.convert.converted_preset import preset_vocabulary
+from keras_albert.export.raw_string_tflite import export_raw_string_tflite
 from keras_albert.export.serving_saved_model import export_serving_saved_model
 from keras_albert.export.task_loading import load_task
 from keras_albert.export.tfhub_export import export_tfhub
@@ -38,7 +41,10 @@ def add_arguments(parser):
     add("--output", required=True, help="directory (saved_model, tfhub) or .tflite file")
     add("--quantize", default="none", choices=QUANTIZATIONS, help="tflite only")
     add("--sequence_length", type=int, default=None, help="tflite: fixed input length")
-    add("--pair", action="store_true", help="saved_model: inputs text and text_pair")
+    add("--pair", action="store_true", help="saved_model, raw-string tflite: inputs text and text_pair")
+    add("--raw_strings", action="store_true",
+        help="tflite: take raw strings (tokenizer inside; run with tensorflow-text's op registrar)")
+    add("--batch_size", type=int, default=1, help="raw-string tflite: fixed batch size")
     add("--texts", default=None,
         help="text file, one text per line: checks the export (and calibrates int8)")
 
@@ -56,6 +62,8 @@ def _texts(path):
 def run(args):
     if args.format != "tflite" and (args.quantize != "none" or args.sequence_length):
         raise ValueError("`--quantize` and `--sequence_length` apply to --format=tflite only.")
+    if args.format != "tflite" and (args.raw_strings or args.batch_size != 1):
+        raise ValueError("`--raw_strings` and `--batch_size` apply to --format=tflite only.")
     if args.format == "tflite" and args.quantize == "int8" and args.texts is None:
         raise ValueError("Full int8 calibrates on representative text: pass --texts FILE.")
     texts = _texts(args.texts)
@@ -70,6 +78,11 @@ def run(args):
     elif args.format == "saved_model":
         difference = export_serving_saved_model(load_task(preset), args.output, pair=args.pair, check_texts=texts)
         report = {"format": "saved_model", "max_abs_difference": difference}
+    elif args.raw_strings:
+        report = export_raw_string_tflite(
+            load_task(preset), args.output, args.quantize, args.sequence_length,
+            pair=args.pair, batch_size=args.batch_size, check_texts=texts,
+        )
     else:
         report = export_tflite(
             load_task(preset), args.output, args.quantize, args.sequence_length,

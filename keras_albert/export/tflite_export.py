@@ -133,10 +133,12 @@ def keras_logits(task, features, batch_size=64):
     return {name: np.concatenate([np.asarray(c[name]) for c in chunks], 0) for name in chunks[0]}
 
 
-def verify(content, task, features, quantize):
-    """Compares the TFLite model with Keras; returns what was measured."""
-    expected = keras_logits(task, features)
-    outputs = run_tflite(content, features)
+def compare_outputs(outputs, expected, quantize):
+    """Checks TFLite outputs against Keras's; returns what was measured.
+
+    Float files must agree within `FLOAT_TOLERANCE`; integer ones on at
+    least `MIN_ARGMAX_AGREEMENT` of argmaxes. Raises ValueError otherwise.
+    """
     if sorted(outputs) != sorted(expected):
         raise ValueError(f"TFLite outputs {sorted(outputs)} differ from Keras's {sorted(expected)}.")
     if not all(np.isfinite(value).all() for value in outputs.values()):
@@ -162,6 +164,27 @@ def verify(content, task, features, quantize):
     return report
 
 
+def verify(content, task, features, quantize):
+    """Runs the token-input TFLite model and compares it with Keras."""
+    return compare_outputs(run_tflite(content, features), keras_logits(task, features), quantize)
+
+
+def check_output_file(path):
+    path = pathlib.Path(path)
+    if path.is_dir():
+        raise ValueError(f"`path` {str(path)!r} is a directory; pass a .tflite file path.")
+    return path
+
+
+def write_atomically(path, content):
+    """Writes bytes next to `path` and renames: never a half-written file."""
+    path = check_output_file(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as handle:
+        handle.write(content)
+    pathlib.Path(handle.name).replace(path)
+
+
 def export_tflite(
     task,
     path,
@@ -174,9 +197,7 @@ def export_tflite(
     check_quantize(quantize)
     if not task.built or getattr(task, "preprocessor", None) is None:
         raise ValueError("Export needs a built task with a preprocessor (for tokenizing check texts).")
-    path = pathlib.Path(path)
-    if path.is_dir():
-        raise ValueError(f"`path` {str(path)!r} is a directory; pass a .tflite file path.")
+    path = check_output_file(path)
     sequence_length = check_sequence_length(task, sequence_length)
     check_texts = list(check_texts or ["A short check sentence.", "Another, longer one!"])
     representative = None
@@ -184,10 +205,6 @@ def export_tflite(
         representative = token_features(task, representative_texts or check_texts, sequence_length)
     content = convert(task, sequence_length, quantize, representative)
     report = verify(content, task, token_features(task, check_texts, sequence_length), quantize)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Written next to the target and renamed: never a half-written file.
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as handle:
-        handle.write(content)
-    pathlib.Path(handle.name).replace(path)
+    write_atomically(path, content)
     report.update(path=str(path), bytes=len(content), sequence_length=sequence_length)
     return report

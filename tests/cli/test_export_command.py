@@ -49,6 +49,12 @@ def test_every_format(tmp_path, task_preset, capsys):
     assert main(["export", f"--preset={path}", "--format=tflite", "--quantize=dynamic",
                  "--sequence_length=16", f"--output={tmp_path / 'model.tflite'}"]) == 0
     assert (tmp_path / "model.tflite").stat().st_size > 0
+    assert main(["export", f"--preset={path}", "--format=tflite", "--raw_strings",
+                 "--sequence_length=16", f"--output={tmp_path / 'text.tflite'}"]) == 0
+    from keras_albert.export.raw_string_tflite import run_raw_string_tflite
+
+    logits = run_raw_string_tflite((tmp_path / "text.tflite").read_bytes(), ["the cat sleeps"])["logits"]
+    np.testing.assert_allclose(logits, served, atol=1e-4)
     assert main(["export", f"--preset={path}", "--format=tfhub", f"--output={tmp_path / 'hub'}"]) == 0
     assert (tmp_path / "hub" / "encoder" / "saved_model.pb").is_file()
     assert (tmp_path / "hub" / "preprocessor" / "saved_model.pb").is_file()
