@@ -6,6 +6,20 @@ import pathlib
 import shutil
 import tempfile
 
+# Staging directories of the `atomic_directory` blocks now open. A writer
+# asked to write inside one (keras-hub's task saver calls the backbone's and
+# the preprocessor's `save_to_preset` on the same directory) writes in place:
+# the outer block already makes the whole directory atomic.
+_OPEN_STAGING_DIRECTORIES = set()
+
+
+def _inside_open_staging(path):
+    real = os.path.realpath(path)
+    return any(
+        real == staging or real.startswith(staging + os.sep)
+        for staging in _OPEN_STAGING_DIRECTORIES
+    )
+
 
 @contextlib.contextmanager
 def atomic_directory(dst):
@@ -30,6 +44,8 @@ def atomic_directory(dst):
     staging = pathlib.Path(
         tempfile.mkdtemp(prefix=f".{dst.name}.partial.", dir=dst.parent)
     )
+    registered = os.path.realpath(staging)
+    _OPEN_STAGING_DIRECTORIES.add(registered)
     try:
         yield str(staging)
         if dst.exists():
@@ -44,3 +60,24 @@ def atomic_directory(dst):
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    finally:
+        _OPEN_STAGING_DIRECTORIES.discard(registered)
+
+
+@contextlib.contextmanager
+def atomic_directory_update(dst):
+    """Like `atomic_directory`, but the staging copy starts with `dst`'s files.
+
+    keras-hub's `save_to_preset` adds files to a directory (a tokenizer
+    saved next to a backbone), so the update is staged on a copy and the
+    whole directory is swapped in. Inside an open `atomic_directory` block
+    it yields `dst` itself.
+    """
+    if _inside_open_staging(dst):
+        os.makedirs(dst, exist_ok=True)
+        yield str(dst)
+        return
+    with atomic_directory(dst) as staging:
+        if os.path.isdir(dst):
+            shutil.copytree(dst, staging, symlinks=True, dirs_exist_ok=True)
+        yield staging

@@ -13,8 +13,12 @@ import pathlib
 import socket
 import threading
 
+from keras.src.saving.serialization_lib import SafeModeScope
+
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
 from keras_albert.models.albert_presets import PRESET_ALIASES
+from keras_albert.models.atomic_directory import atomic_directory_update
+from keras_albert.models.preset_validation import check_preset_directory
 
 _PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[2]
 _REMOTE_SCHEMES = ("kaggle://", "hf://")
@@ -103,6 +107,8 @@ def _check_local_preset(path):
             "a preset. Write one with `model.save_to_preset(dir)` or convert "
             "a checkpoint with `python -m keras_albert convert`."
         )
+    # Before any converter or keras-hub deserializes a class it names.
+    check_preset_directory(path)
     for can_convert, convert in _FOREIGN_PRESET_CONVERTERS:
         if can_convert(path):
             # Keyed by the source path: two sources never share a cache entry.
@@ -146,6 +152,12 @@ def resolve_preset(preset):
             f"Received: preset={preset!r} of type {type(preset).__name__}"
         )
     preset = os.fspath(preset)
+    if not preset.strip():
+        raise ValueError(
+            "`preset` must name a preset or a directory; received an empty "
+            f"string (preset={preset!r}). Bundled presets: "
+            f"{list(bundled_presets())}; official: {list(OFFICIAL_PRESETS)}."
+        )
     path = pathlib.Path(preset).expanduser()
     if path.is_dir():
         return _check_local_preset(path)
@@ -164,9 +176,60 @@ def resolve_preset(preset):
     raise _unknown_preset_error(preset)
 
 
+def _loads_weights(cls, kwargs):
+    from keras_hub.models import Backbone
+    from keras_hub.models import Task
+
+    return issubclass(cls, (Backbone, Task)) and kwargs.get("load_weights", True)
+
+
+def check_preset_destination(preset_dir):
+    """`save_to_preset` writes a directory: a path, never an existing file."""
+    if not isinstance(preset_dir, (str, os.PathLike)) or not os.fspath(preset_dir).strip():
+        raise ValueError(
+            "`preset_dir` must be a directory path (str or os.PathLike). "
+            f"Received: preset_dir={preset_dir!r}"
+        )
+    if os.path.exists(preset_dir) and not os.path.isdir(preset_dir):
+        raise ValueError(
+            f"`preset_dir` must be a directory path, but {os.fspath(preset_dir)!r} "
+            "is an existing file."
+        )
+    return os.fspath(preset_dir)
+
+
 class PresetResolutionMixin:
-    """Gives keras-hub classes our preset names, aliases and errors."""
+    """Gives keras-hub classes our preset names, aliases and errors, loads
+    presets in Keras's safe mode and saves them atomically."""
 
     @classmethod
     def from_preset(cls, preset, *args, **kwargs):
-        return super().from_preset(resolve_preset(preset), *args, **kwargs)
+        # Keras's per-call default (safe_mode=True) even where the user
+        # enabled unsafe deserialization: a preset is data and must never run
+        # stored Python. (A forced True would also refuse keras-hub's reading
+        # of the preset's own vocabulary file.)
+        with SafeModeScope(None):
+            path = resolve_preset(preset)
+            if _loads_weights(cls, kwargs):
+                check_preset_directory(path, weights=True)
+            try:
+                return super().from_preset(path, *args, **kwargs)
+            except OSError as error:
+                if isinstance(error, FileNotFoundError):
+                    raise
+                # h5py's errors name neither the preset nor the fix.
+                raise ValueError(
+                    f"Cannot read preset {str(path)!r}: {error}. A weights "
+                    "file is damaged; re-create the preset with "
+                    "`save_to_preset` or `python -m keras_albert convert`."
+                ) from error
+
+    def save_to_preset(self, preset_dir, *args, **kwargs):
+        """keras-hub's `save_to_preset`, written whole or not at all.
+
+        The directory is updated on a staging copy and swapped in, so an
+        error or a kill in the middle leaves the previous preset intact.
+        """
+        preset_dir = check_preset_destination(preset_dir)
+        with atomic_directory_update(preset_dir) as staging:
+            super().save_to_preset(staging, *args, **kwargs)
