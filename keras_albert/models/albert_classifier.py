@@ -7,6 +7,10 @@ from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.layers.validation import check_positive_int
 from keras_albert.layers.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.input_validation import check_class_labels
+from keras_albert.models.input_validation import check_regression_targets
+from keras_albert.models.input_validation import check_same_count
+from keras_albert.models.input_validation import check_token_features
 from keras_albert.models.length_buckets import LengthBucketedMixin
 from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
@@ -83,6 +87,27 @@ class AlbertClassifier(LengthBucketedMixin, PresetResolutionMixin, TextClassifie
         # === Config ===
         self.activation = keras.activations.get(activation)
         self.dropout = dropout
+
+    def _check_inputs(self, x, y=None):
+        if isinstance(x, dict) and self.preprocessor is None:
+            check_token_features(x, self.backbone)
+        if y is None:
+            return
+        check_same_count(x, y)
+        if self.is_regression:
+            check_regression_targets(y)
+        else:
+            check_class_labels(y, self.num_classes)
+
+    def fit(self, x=None, y=None, *args, **kwargs):
+        """Keras `fit`; in-memory features and labels are checked first."""
+        self._check_inputs(x, y)
+        return super().fit(x, y, *args, **kwargs)
+
+    def predict(self, x=None, *args, **kwargs):
+        """Keras `predict` (length-bucketed); in-memory features are checked first."""
+        self._check_inputs(x)
+        return super().predict(x, *args, **kwargs)
 
     @property
     def is_regression(self):

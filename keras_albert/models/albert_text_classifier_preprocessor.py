@@ -8,6 +8,7 @@ from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin
 from keras_albert.models.preprocessor_inputs import check_sequence_length
+from keras_albert.models.preprocessor_inputs import check_text_segments
 from keras_albert.models.preprocessor_inputs import check_truncate
 from keras_albert.models.preprocessor_inputs import int32_padding_mask
 from keras_albert.models.preprocessor_inputs import text_pair_as_segments
@@ -69,6 +70,7 @@ class AlbertTextClassifierPreprocessor(
 
     def call(self, x, y=None, sample_weight=None):
         x, y, sample_weight = text_pair_as_segments(x, y, sample_weight)
+        check_text_segments(x, type(self).__name__)
         outputs = super().call(x, y, sample_weight)
         packed, y, sample_weight = keras.utils.unpack_x_y_sample_weight(outputs)
         packed = with_static_batch_size(int32_padding_mask(packed), x)

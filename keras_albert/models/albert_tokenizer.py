@@ -6,6 +6,7 @@ import sys
 import unicodedata
 
 import keras
+import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 from keras_hub.tokenizers import SentencePieceTokenizer
@@ -121,6 +122,14 @@ def albert_normalize_text(text, lowercase=True):
         text = tf.strings.regex_replace(text, combining_mark, "")
         text = _lowercase(text)
     return text
+
+
+def _flatten(items):
+    for item in items:
+        if isinstance(item, (list, tuple, np.ndarray)):
+            yield from _flatten(item)
+        else:
+            yield item
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -240,6 +249,39 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
             "bos_piece='[CLS]', eos_piece='[SEP]', "
             "user_defined_symbols='[MASK]'."
         )
+
+    def tokenize(self, inputs):
+        if isinstance(inputs, (list, tuple)) and not len(inputs):
+            # `[]` would become a float tensor; an empty batch has no ids.
+            inputs = tf.constant([], tf.string)
+        return super().tokenize(inputs)
+
+    def detokenize(self, inputs):
+        self._check_ids(inputs)
+        return super().detokenize(inputs)
+
+    def _check_ids(self, inputs):
+        """Eager ids must be integers in [0, vocabulary_size)."""
+        values = inputs.flat_values if isinstance(inputs, tf.RaggedTensor) else inputs
+        if isinstance(values, tf.Tensor):
+            if not hasattr(values, "numpy"):
+                return  # symbolic: checked by SentencePiece at run time
+            values = values.numpy()
+        if isinstance(values, (list, tuple)):
+            values = list(_flatten(values))
+        values = np.asarray(values).ravel()
+        if values.size and values.dtype.kind not in "iu":
+            raise ValueError(
+                "`detokenize` takes integer token ids; received values of dtype "
+                f"{values.dtype} such as {values[0]!r}."
+            )
+        size = self.vocabulary_size()
+        bad = values[(values < 0) | (values >= size)]
+        if bad.size:
+            raise ValueError(
+                f"`detokenize` received token ids outside [0, {size}) (the "
+                f"vocabulary size): {sorted(set(bad.tolist()))[:5]}."
+            )
 
     def normalize(self, inputs):
         """Applies ALBERT's text normalisation (see `albert_normalize_text`)."""

@@ -112,3 +112,29 @@ def padded_to(preprocessor, sequence_length):
         preprocessor.sequence_length = saved
         if packer is not None:
             packer.sequence_length = saved
+
+
+def check_text_segments(x, preprocessor_name):
+    """Raw text in, with pairs of equal batch size; never a feature dict."""
+    if isinstance(x, dict):
+        raise ValueError(
+            f"`{preprocessor_name}` takes raw strings (or a pair of string "
+            f"batches); received a dict with keys {sorted(x)}. To feed token "
+            "features directly, set `task.preprocessor = None`."
+        )
+    if not isinstance(x, tuple) or len(x) < 2:
+        return
+    sizes = []
+    for segment in x:
+        if isinstance(segment, (list, np.ndarray)):
+            sizes.append(len(segment))
+        elif isinstance(segment, tf.Tensor) and segment.shape.rank:
+            sizes.append(segment.shape[0])
+        else:
+            sizes.append(None)
+    known = {size for size in sizes if size is not None}
+    if len(known) > 1:
+        raise ValueError(
+            "Text pairs need as many second texts as first texts; received "
+            f"segments of batch sizes {sizes} in `x`."
+        )
