@@ -16,6 +16,7 @@ rows to a power of two, so at most `max_padded_shapes(...)` shapes appear
 however many calls with however many examples are made.
 """
 
+import contextlib
 import dataclasses
 
 import keras
@@ -233,7 +234,18 @@ def bucketed_evaluate(task, x, y=None, sample_weight=None, batch_size=None, buck
     return keras.Model.evaluate(task, dataset, **kwargs)
 
 
-class LengthBucketedMixin:
+class PackedInputsMixin:
+    """Lets packed features (a dict with `token_ids`) through a task's
+    preprocessing, so pipelines packed ahead (`keras_albert.data.
+    bucketed_batches`) feed `fit`/`evaluate` directly."""
+
+    def preprocess_samples(self, x, y=None, sample_weight=None):
+        if isinstance(x, dict) and "token_ids" in x:
+            return keras.utils.pack_x_y_sample_weight(x, y, sample_weight)
+        return super().preprocess_samples(x, y, sample_weight)
+
+
+class LengthBucketedMixin(PackedInputsMixin):
     """`predict` and `evaluate` on raw inputs run in length buckets.
 
     Set `task.length_buckets = None` to pad everything to the full length;
@@ -260,3 +272,43 @@ class LengthBucketedMixin:
                 self, x, y, sample_weight, batch_size, check_buckets(self.length_buckets), **kwargs
             )
         return super().evaluate(x=x, y=y, batch_size=batch_size, sample_weight=sample_weight, **kwargs)
+
+
+@contextlib.contextmanager
+def unbucketed(task):
+    """Temporarily pads everything to the full length (for references)."""
+    saved = getattr(task, "length_buckets", None)
+    task.length_buckets = None
+    try:
+        yield task
+    finally:
+        task.length_buckets = saved
+
+
+def bucketed_graph_call(call, features, shapes, empty_output):
+    """`call(features)` in a graph, each example run at the smallest of
+    `shapes` that holds it; outputs in the input order.
+
+    For graphs that take any batch (a serving signature): examples are
+    partitioned by bucket, each non-empty part is sliced to its length and
+    run, and the results are stitched back. Only pooled outputs (one row
+    per example) can be stitched; `empty_output(features)` builds the
+    zero-row output of a bucket no example falls in.
+    """
+    lengths = tf.reduce_sum(tf.cast(features["padding_mask"], tf.int32), -1)
+    while lengths.shape.rank > 1:
+        lengths = tf.reduce_max(lengths, -1)
+    lengths = tf.minimum(lengths, shapes[-1])
+    bucket = tf.searchsorted(tf.constant(shapes, tf.int32), lengths, side="left")
+    rows = tf.dynamic_partition(tf.range(tf.shape(lengths)[0]), bucket, len(shapes))
+    parts = []
+    for index, length in enumerate(shapes):
+        part = {name: tf.gather(value, rows[index])[..., :length] for name, value in features.items()}
+        parts.append(
+            tf.cond(
+                tf.size(rows[index]) > 0,
+                lambda part=part: call(part),
+                lambda part=part: empty_output(part),
+            )
+        )
+    return tf.dynamic_stitch(rows, parts)

@@ -1,0 +1,143 @@
+"""Fine-tuning input pipelines that pad each batch to its length bucket.
+
+`bucketed_dataset(preprocessor, texts, labels)` shuffles the examples,
+packs them in a parallel tf.data map, groups them by the smallest bucket
+that holds each one and batches within a bucket, so short texts train at
+16 or 32 positions instead of 128 or 512. The padded shapes are bounded:
+per bucket, full batches and one remainder batch whose size is the same
+every epoch (the examples per bucket do not change), so XLA compiles at
+most two programs per bucket (one with `drop_remainder=True`).
+
+The batches are packed already; pass them to the task's `fit`/`evaluate`
+as they are (the task models let packed features through their
+preprocessing).
+"""
+
+import numpy as np
+import tensorflow as tf
+
+from keras_albert.models.length_buckets import DEFAULT_BUCKETS
+from keras_albert.models.length_buckets import bucket_lengths
+from keras_albert.models.length_buckets import check_buckets
+from keras_albert.models.length_buckets import packed_lengths
+from keras_albert.models.preprocessor_inputs import is_text
+
+# Examples tokenized per map call: batched tokenization is much faster
+# than one example at a time.
+_PACK_CHUNK = 256
+
+
+def _as_slices(x):
+    if isinstance(x, tuple):
+        if len(x) != 2 or not (is_text(list(x[0])) and is_text(list(x[1]))):
+            raise ValueError(f"`x` as a tuple must be (texts, second texts). Received: {x!r:.200}")
+        return tuple(list(part) for part in x)
+    if isinstance(x, dict):
+        return {name: np.asarray(value) if name == "choices" else list(value) for name, value in x.items()}
+    if not is_text(list(x)):
+        raise ValueError(f"`x` must be a list of texts, a pair of lists, or a multiple-choice dict. Received: {x!r:.200}")
+    return list(x)
+
+
+def _count(slices):
+    if isinstance(slices, tuple):
+        return len(slices[0])
+    if isinstance(slices, dict):
+        return len(slices["context"])
+    return len(slices)
+
+
+def _packer(preprocessor, is_pair):
+    def pack(inputs, *targets):
+        features = preprocessor(x=inputs) if is_pair else preprocessor(inputs)
+        if isinstance(features, tuple):
+            features = features[0]
+        return (features, *targets)
+
+    return pack
+
+
+def bucketed_dataset(
+    preprocessor,
+    x,
+    y=None,
+    sample_weight=None,
+    batch_size=32,
+    buckets=DEFAULT_BUCKETS,
+    shuffle=True,
+    seed=None,
+    drop_remainder=False,
+):
+    """A `tf.data.Dataset` of `(features, y[, sample_weight])` batches, each
+    padded to the smallest bucket that holds its longest example.
+
+    Args:
+        preprocessor: the task's preprocessor (text classifier or multiple
+            choice); its `sequence_length` is the largest padded length.
+        x: texts, a `(texts, second_texts)` pair, or a multiple-choice dict.
+        y: labels, one per example (or None).
+        sample_weight: per-example weights (or None).
+        batch_size: examples per batch.
+        buckets: padded lengths below the preprocessor's length to use.
+        shuffle: reshuffle every epoch (training); False keeps the order
+            within each bucket.
+        seed: shuffle seed.
+        drop_remainder: drop each bucket's partial batch (fixed batch size,
+            e.g. for TPUs).
+
+    Example:
+    >>> ds = bucketed_dataset(classifier.preprocessor, texts, labels)  # doctest: +SKIP
+    >>> classifier.fit(ds, epochs=3)  # doctest: +SKIP
+    """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"`batch_size` must be a positive int. Received: {batch_size!r}")
+    buckets = check_buckets(buckets) or ()
+    shapes = bucket_lengths(preprocessor.sequence_length, buckets)
+    slices = _as_slices(x)
+    count = _count(slices)
+    targets = [np.asarray(t) for t in (y, sample_weight) if t is not None]
+    if sample_weight is not None and y is None:
+        raise ValueError("`sample_weight` needs `y`.")
+    for name, values in zip(("y", "sample_weight"), targets):
+        if len(values) != count:
+            raise ValueError(f"`{name}` has {len(values)} entries for {count} examples.")
+
+    # Each example's bucket, known before training: sizes per bucket fix the
+    # number of steps (tf.data cannot count grouped batches itself).
+    pack = _packer(preprocessor, isinstance(slices, tuple))
+    lengths = np.concatenate([
+        packed_lengths({"padding_mask": np.asarray(features["padding_mask"])})
+        for (features,) in tf.data.Dataset.from_tensor_slices((slices,)).batch(_PACK_CHUNK).map(
+            pack, num_parallel_calls=tf.data.AUTOTUNE
+        )
+    ]) if count else np.zeros([0], int)
+    bucket = np.searchsorted(shapes, np.minimum(lengths, shapes[-1])).astype("int64")
+    per_bucket = np.bincount(bucket, minlength=len(shapes))
+    steps = int((per_bucket // batch_size).sum() if drop_remainder else (-(-per_bucket // batch_size)).sum())
+
+    dataset = tf.data.Dataset.from_tensor_slices((slices, bucket, *targets))
+    if shuffle:
+        dataset = dataset.shuffle(max(count, 1), seed=seed, reshuffle_each_iteration=True)
+
+    def pack_with_bucket(inputs, bucket_index, *rest):
+        features, *rest = pack(inputs, *rest)
+        return features, bucket_index, *rest
+
+    dataset = dataset.batch(_PACK_CHUNK).map(pack_with_bucket, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
+    shape_table = tf.constant(shapes, tf.int32)
+
+    def batch_bucket(bucket_index, window):
+        length = tf.gather(shape_table, bucket_index)
+
+        def cut(features, _, *rest):
+            features = {name: value[..., :length] for name, value in features.items()}
+            return (features, *rest)
+
+        return window.batch(batch_size, drop_remainder=drop_remainder).map(cut)
+
+    dataset = dataset.group_by_window(
+        key_func=lambda features, bucket_index, *rest: bucket_index,
+        reduce_func=batch_bucket,
+        window_size=batch_size,
+    )
+    return dataset.apply(tf.data.experimental.assert_cardinality(steps)).prefetch(tf.data.AUTOTUNE)
