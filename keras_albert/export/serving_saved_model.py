@@ -13,8 +13,14 @@
   `answer` (a byte-exact substring of the context, with
   `answer_start_byte` / `answer_end_byte`), `answer_score` and
   `null_score` ([CLS]; SQuAD v2 callers compare the two). One window: a
-  longer context is truncated (`model.answer` windows it). The
-export is written to a staging directory, loaded back in this process and
+  longer context is truncated (`model.answer` windows it).
+
+Classifiers, regressors and multiple choice run each example at the
+smallest of the task's `length_buckets` that holds it (examples are
+partitioned by bucket inside the graph, run, and stitched back in order),
+so a batch of short texts stops paying for the padded length; outputs equal
+the fixed-length ones. Per-position outputs (token classification, QA) keep
+the fixed length. The export is written to a staging directory, loaded back in this process and
 compared with the Keras model on `check_texts` before it is renamed into
 place; a failed check leaves nothing behind and any earlier export intact.
 Loading it needs `import tensorflow_text` first (the SentencePiece op).
@@ -30,6 +36,10 @@ import tensorflow_text  # noqa: F401  (registers the SentencePiece op)
 from keras_albert.export.question_answering_serving import best_span
 from keras_albert.export.question_answering_serving import qa_features
 from keras_albert.models.atomic_directory import atomic_directory
+from keras_albert.models.length_buckets import bucket_lengths
+from keras_albert.models.length_buckets import bucketed_graph_call
+from keras_albert.models.length_buckets import check_buckets
+from keras_albert.models.length_buckets import unbucketed
 
 PARITY_TOLERANCE = 1e-5
 
@@ -96,16 +106,34 @@ def _question_answering_plan(task, texts, max_answer_length=30):
     return signature, serve, inputs, expected
 
 
-def _plan(task, pair, check_texts):
+def _pooled_logits(task, buckets):
+    """features -> float32 logits [batch, width], in length buckets if any."""
+    def call(features):
+        return tf.cast(task(features, training=False), tf.float32)
+
+    if not buckets:
+        return call
+    shapes = bucket_lengths(task.preprocessor.sequence_length, buckets)
+    if hasattr(task, "choice_scores"):
+        def empty(features):  # [0, num_choices]
+            return tf.zeros(tf.stack([0, tf.shape(features["token_ids"])[1]]), tf.float32)
+    else:
+        def empty(features):
+            return tf.zeros([0, task.num_classes], tf.float32)
+    return lambda features: bucketed_graph_call(call, features, shapes, empty)
+
+
+def _plan(task, pair, check_texts, buckets):
     """(input signature, serve function, check inputs, Keras logits on them)."""
     preprocessor = task.preprocessor
     texts = list(check_texts)
     if hasattr(preprocessor, "windows"):
         return _question_answering_plan(task, texts)
+    logits_of = _pooled_logits(task, buckets)
     if hasattr(task, "choice_scores"):
         def serve(context, question, choices):
             x = {"context": context, "question": question, "choices": choices}
-            return _outputs(task, task(preprocessor(x), training=False))
+            return _outputs(task, logits_of(preprocessor(x)))
 
         x = {"context": texts, "question": texts, "choices": [[t, t[::-1]] for t in texts]}
         signature = [_string_spec("context"), _string_spec("question"), _string_spec("choices", 2)]
@@ -121,14 +149,14 @@ def _plan(task, pair, check_texts):
         return [_string_spec("text")], serve, {"text": tf.constant(texts)}, _logits(lambda: task(features, training=False))
     if pair:
         def serve(text, text_pair):
-            return _outputs(task, task(preprocessor(x=(text, text_pair)), training=False))
+            return _outputs(task, logits_of(preprocessor(x=(text, text_pair))))
 
         signature = [_string_spec("text"), _string_spec("text_pair")]
         inputs = {"text": tf.constant(texts), "text_pair": tf.constant(texts)}
         return signature, serve, inputs, _logits(lambda: task.predict((texts, texts), verbose=0))
 
     def serve(text):
-        return _outputs(task, task(preprocessor(text), training=False))
+        return _outputs(task, logits_of(preprocessor(text)))
 
     return [_string_spec("text")], serve, {"text": tf.constant(texts)}, _logits(lambda: task.predict(texts, verbose=0))
 
@@ -149,7 +177,7 @@ def _archive(task, signature, serve, check_inputs):
 def _verify(directory, check_inputs, expected_logits):
     loaded = tf.saved_model.load(str(directory))
     served = loaded.signatures["serving_default"](**check_inputs)
-    expected = expected_logits()
+    expected = expected_logits()  # at the full length: the reference
     difference = max(
         float(np.abs(served[name].numpy() - value).max()) for name, value in expected.items()
     )
@@ -164,7 +192,7 @@ def _verify(directory, check_inputs, expected_logits):
     return difference
 
 
-def export_serving_saved_model(task, path, pair=False, check_texts=None):
+def export_serving_saved_model(task, path, pair=False, check_texts=None, length_buckets="auto"):
     """Exports `task` (with its preprocessor) for serving raw strings.
 
     Args:
@@ -173,14 +201,21 @@ def export_serving_saved_model(task, path, pair=False, check_texts=None):
             passed its check.
         pair: True for sentence-pair tasks (`text` and `text_pair` inputs).
         check_texts: strings to compare the export with the Keras model on.
+        length_buckets: padded lengths the served examples are run at
+            (classifiers, regressors, multiple choice); "auto" takes the
+            task's `length_buckets`, None pads everything to the full length.
 
     Returns the max abs logit difference measured on `check_texts`.
     """
     path = _check_exportable(task, path)
     check_texts = list(check_texts or ["A short check sentence.", "Another, longer one!"])
-    signature, serve, check_inputs, expected_logits = _plan(task, pair, check_texts)
+    if length_buckets == "auto":
+        length_buckets = getattr(task, "length_buckets", None)
+    buckets = check_buckets(length_buckets)
+    signature, serve, check_inputs, expected_logits = _plan(task, pair, check_texts, buckets)
     archive = _archive(task, signature, serve, check_inputs)
     with atomic_directory(path) as staging:
         archive.write_out(str(staging), verbose=False)
-        difference = _verify(staging, check_inputs, expected_logits)
+        with unbucketed(task):
+            difference = _verify(staging, check_inputs, expected_logits)
     return difference
