@@ -3,7 +3,9 @@
 Rows: the Keras model (token inputs, `predict_on_batch` under XLA as it
 compiles by default), the serving SavedModel (raw strings in: tokenization
 included), and TFLite float32 / float16 / dynamic-range int8 / full int8
-(token inputs, LiteRT interpreter, XNNPACK). Each row gives size on disk,
+(token inputs, LiteRT interpreter, XNNPACK), and raw-string TFLite
+float32 / dynamic-range int8 (tokenizer inside, one text per call, run
+with tensorflow-text's op registrar). Each row gives size on disk,
 single-text and batch-32 latency, ratios to Keras, and argmax agreement
 with Keras on held-out texts (WordNet glosses the classifier never saw).
 
@@ -25,6 +27,9 @@ import tensorflow as tf
 from keras_albert import datasets
 from keras_albert.export import export_serving_saved_model
 from keras_albert.export.task_loading import load_task
+from keras_albert.export.raw_string_tflite import export_raw_string_tflite
+from keras_albert.export.raw_string_tflite import raw_string_runner
+from keras_albert.export.raw_string_tflite import run_raw_string_tflite
 from keras_albert.export.tflite_export import export_tflite
 from keras_albert.export.tflite_export import keras_logits
 from keras_albert.export.tflite_export import run_tflite
@@ -92,6 +97,22 @@ def main():
         agreement = float((run_tflite(content, features, 32)["logits"].argmax(-1) == reference).mean())
         rows.append((f"tflite {quantize}", len(content), timed(lambda: runner(**one), args.repeats),
                      timed(lambda: runner(**batch), args.repeats), agreement))
+
+    for quantize in ("none", "dynamic"):
+        path = work / f"text_{quantize}.tflite"
+        try:
+            export_raw_string_tflite(task, path, quantize, args.sequence_length, check_texts=texts)
+        except ValueError as error:
+            failures.append(f"tflite raw strings {quantize}: {error}")
+            continue
+        content = path.read_bytes()
+        runner = raw_string_runner(content)
+        outputs = run_raw_string_tflite(content, texts, runner=runner)["logits"].argmax(-1)
+        single = timed(lambda: run_raw_string_tflite(content, texts[:1], runner=runner), args.repeats)
+        # Batch-32 latency: 32 single-text calls (the file has batch size 1).
+        many = timed(lambda: run_raw_string_tflite(content, texts[:32], runner=runner), args.repeats)
+        rows.append((f"tflite raw strings {quantize}", len(content), single, many,
+                     float((outputs == reference).mean())))
 
     base_size, base_one, base_batch = rows[0][1], rows[0][2], rows[0][3]
     print(f"\nexport speed: {args.preset}, sequence_length {args.sequence_length}, "

@@ -150,16 +150,23 @@ def _batches(texts, batch_size):
         yield np.array(chunk + [b""] * (batch_size - len(chunk)), dtype=object), len(chunk)
 
 
-def run_raw_string_tflite(content, texts, text_pairs=None):
-    """{output: array} from a raw-string TFLite model, in input order."""
+def raw_string_runner(content):
+    """(LiteRT signature runner, its fixed batch size) for a raw-string file."""
     from ai_edge_litert.interpreter import InterpreterWithCustomOps
 
     interpreter = InterpreterWithCustomOps(
         model_content=content,
         custom_op_registerers=tf_text.tflite_registrar.SELECT_TFTEXT_OPS,
     )
-    runner = interpreter.get_signature_runner()
-    batch_size = int(interpreter.get_input_details()[0]["shape"][0])
+    return interpreter.get_signature_runner(), int(interpreter.get_input_details()[0]["shape"][0])
+
+
+def run_raw_string_tflite(content, texts, text_pairs=None, runner=None):
+    """{output: array} from a raw-string TFLite model, in input order.
+
+    Pass `runner` (from `raw_string_runner`) to reuse one interpreter.
+    """
+    runner, batch_size = runner or raw_string_runner(content)
     outputs = []
     chunks = _batches(texts, batch_size)
     pair_chunks = _batches(text_pairs, batch_size) if text_pairs is not None else None
