@@ -112,6 +112,13 @@ def read_hf_state(directory):
         return _load_safetensors(single)
     if index.is_file():
         shards = sorted(set(read_json_config(index).get("weight_map", {}).values()))
+        for shard in shards:
+            # The index is data: a shard name must not reach outside `directory`.
+            if not isinstance(shard, str) or pathlib.PurePath(shard).name != shard:
+                raise ValueError(
+                    f"{str(index)!r} names shard {shard!r}; shards must be plain "
+                    "file names inside the model directory."
+                )
         state = {}
         for shard in shards:
             state.update(_load_safetensors(directory / shard))

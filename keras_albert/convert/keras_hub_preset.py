@@ -44,6 +44,13 @@ def convert_keras_hub_preset(src, dst):
     import keras_hub
 
     check_destination(dst)
+    if not is_keras_hub_albert_preset(src):
+        # keras-hub would try to read it as a Hugging Face or timm checkpoint.
+        raise ValueError(
+            f"`src` {str(src)!r} is not a keras-hub ALBERT preset: its "
+            f"config.json must name registered_name={_KERAS_HUB_BACKBONE!r} "
+            "(for a Hugging Face directory use --from=hf)."
+        )
     source = keras_hub.models.AlbertBackbone.from_preset(str(src))
     config = keras_hub_config_to_ours(source.get_config())
     backbone = AlbertBackbone(**config)
