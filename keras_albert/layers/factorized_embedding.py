@@ -4,6 +4,8 @@ import keras
 from keras import ops
 
 from keras_albert.layers.initializers import albert_kernel_initializer
+from keras_albert.layers.normalization import check_normalization
+from keras_albert.layers.normalization import make_normalization
 from keras_albert.layers.validation import check_positive_int
 from keras_albert.layers.validation import check_rate
 
@@ -26,6 +28,8 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
         dropout: float, dropout rate on the normalised embeddings.
         layer_norm_epsilon: float.
         initializer_range: float, stddev of the truncated normal initializer.
+        normalization: `"layer_norm"` (ALBERT) or `"no_norm"` (MobileBERT's
+            element-wise scale and shift).
 
     Example:
     >>> layer = AlbertFactorizedEmbedding(100, 8, 16, max_sequence_length=10)
@@ -43,9 +47,11 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
         dropout=0.0,
         layer_norm_epsilon=1e-12,
         initializer_range=0.02,
+        normalization="layer_norm",
         **kwargs,
     ):
         super().__init__(**kwargs)
+        check_normalization(normalization)
         for name, value in (
             ("vocabulary_size", vocabulary_size),
             ("embedding_dim", embedding_dim),
@@ -63,6 +69,7 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
         self.dropout = dropout
         self.layer_norm_epsilon = layer_norm_epsilon
         self.initializer_range = initializer_range
+        self.normalization = normalization
 
         initializer = albert_kernel_initializer(initializer_range)
         self.token_embedding = keras.layers.Embedding(
@@ -79,10 +86,9 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
             dtype=self.dtype_policy,
             name="segment_embedding",
         )
-        self.layer_norm = keras.layers.LayerNormalization(
-            epsilon=layer_norm_epsilon,
-            dtype=self.dtype_policy,
-            name="layer_norm",
+        # Named "layer_norm" either way: existing checkpoints map onto it.
+        self.layer_norm = make_normalization(
+            normalization, layer_norm_epsilon, self.dtype_policy, "layer_norm"
         )
         self.dropout_layer = keras.layers.Dropout(
             dropout, dtype=self.dtype_policy, name="dropout"
@@ -146,6 +152,7 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
                 "dropout": self.dropout,
                 "layer_norm_epsilon": self.layer_norm_epsilon,
                 "initializer_range": self.initializer_range,
+                "normalization": self.normalization,
             }
         )
         return config

@@ -2,6 +2,9 @@
 
 import keras
 
+from keras_albert.layers.attention_probabilities import self_attention_probabilities
+from keras_albert.layers.bottleneck_sublayers import bottleneck_sublayer_factories
+from keras_albert.layers.normalization import check_normalization
 from keras_albert.layers.sharing import sharing_plan
 from keras_albert.layers.transformer_sublayers import sublayer_factories
 from keras_albert.layers.validation import check_divisible
@@ -20,7 +23,14 @@ class AlbertEncoder(keras.layers.Layer):
     every layer owns its weights, groups are ignored).
 
     `call` returns the list of every virtual layer's output; the last one is
-    the sequence output.
+    the sequence output. `outputs_and_attention` also returns each virtual
+    layer's attention probabilities (for distillation).
+
+    MobileBERT-style students: `bottleneck_dim` (H -> B bottleneck blocks,
+    Q and K from the bottleneck, V from the block input),
+    `num_feedforward_stacks`, `normalization="no_norm"` and
+    `activation="relu"`. The defaults build ALBERT's blocks unchanged;
+    sharing works the same for both kinds of block.
 
     Example:
     >>> encoder = AlbertEncoder(num_layers=4, num_heads=2, hidden_dim=8,
@@ -46,9 +56,17 @@ class AlbertEncoder(keras.layers.Layer):
         initializer_range=0.02,
         attention="full",
         attention_kwargs=None,
+        normalization="layer_norm",
+        bottleneck_dim=None,
+        num_feedforward_stacks=1,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        check_normalization(normalization)
+        check_positive_int("num_feedforward_stacks", num_feedforward_stacks)
+        if bottleneck_dim is not None:
+            check_positive_int("bottleneck_dim", bottleneck_dim)
+            check_divisible("bottleneck_dim", bottleneck_dim, "num_heads", num_heads)
         check_positive_int("num_heads", num_heads)
         check_positive_int("hidden_dim", hidden_dim)
         check_positive_int("intermediate_dim", intermediate_dim)
@@ -72,20 +90,52 @@ class AlbertEncoder(keras.layers.Layer):
         self.initializer_range = initializer_range
         self.attention = attention
         self.attention_kwargs = dict(attention_kwargs or {})
-
-        new_attention, new_feed_forward = sublayer_factories(
-            num_heads=num_heads,
-            hidden_dim=hidden_dim,
-            intermediate_dim=intermediate_dim,
-            activation=activation,
-            dropout=dropout,
-            attention_dropout=attention_dropout,
-            layer_norm_epsilon=layer_norm_epsilon,
-            initializer_range=initializer_range,
-            attention=attention,
-            attention_kwargs=self.attention_kwargs,
-            dtype=self.dtype_policy,
+        self.normalization = normalization
+        self.bottleneck_dim = bottleneck_dim
+        self.num_feedforward_stacks = num_feedforward_stacks
+        # ALBERT's own blocks unless a MobileBERT option is asked for, so
+        # every existing config builds exactly the model it built before.
+        self.uses_bottleneck_blocks = (
+            normalization != "layer_norm"
+            or bottleneck_dim is not None
+            or num_feedforward_stacks != 1
         )
+        if self.uses_bottleneck_blocks and attention != "full":
+            raise ValueError(
+                "MobileBERT-style blocks (`normalization`, `bottleneck_dim`, "
+                "`num_feedforward_stacks`) use full attention only. Received: "
+                f"attention={attention!r}"
+            )
+
+        if self.uses_bottleneck_blocks:
+            new_attention, new_feed_forward = bottleneck_sublayer_factories(
+                num_heads=num_heads,
+                hidden_dim=hidden_dim,
+                intermediate_dim=intermediate_dim,
+                bottleneck_dim=bottleneck_dim,
+                num_feedforward_stacks=num_feedforward_stacks,
+                activation=activation,
+                normalization=normalization,
+                dropout=dropout,
+                attention_dropout=attention_dropout,
+                layer_norm_epsilon=layer_norm_epsilon,
+                initializer_range=initializer_range,
+                dtype=self.dtype_policy,
+            )
+        else:
+            new_attention, new_feed_forward = sublayer_factories(
+                num_heads=num_heads,
+                hidden_dim=hidden_dim,
+                intermediate_dim=intermediate_dim,
+                activation=activation,
+                dropout=dropout,
+                attention_dropout=attention_dropout,
+                layer_norm_epsilon=layer_norm_epsilon,
+                initializer_range=initializer_range,
+                attention=attention,
+                attention_kwargs=self.attention_kwargs,
+                dtype=self.dtype_policy,
+            )
         # One sublayer per distinct owner, created in first-use order so that
         # weight order is stable across runs.
         self.attention_sublayers = {}
@@ -105,22 +155,57 @@ class AlbertEncoder(keras.layers.Layer):
         for sublayer in self.attention_sublayers.values():
             sublayer.build(hidden_states_shape, padding_mask_shape)
         for sublayer in self.feed_forward_sublayers.values():
-            sublayer.build(hidden_states_shape)
+            if self.uses_bottleneck_blocks:
+                narrow = tuple(hidden_states_shape[:-1]) + (sublayer.width,)
+                sublayer.build(narrow, hidden_states_shape)
+            else:
+                sublayer.build(hidden_states_shape)
         self.built = True
 
-    def call(self, hidden_states, padding_mask=None, training=False):
-        outputs = []
+    def _block(self, owners, x, padding_mask, training, return_attention):
+        """One block of the plan; returns `(output, probabilities or None)`."""
+        attention = self.attention_sublayers[owners[0]]
+        feed_forward = self.feed_forward_sublayers[owners[1]]
+        probabilities = None
+        if self.uses_bottleneck_blocks:
+            attended = attention(
+                x, padding_mask=padding_mask, training=training,
+                return_attention=return_attention,
+            )
+            if return_attention:
+                attended, probabilities = attended
+            return feed_forward(attended, x, training=training), probabilities
+        if return_attention:
+            probabilities = self_attention_probabilities(
+                attention.attention_layer, x, padding_mask
+            )
+        x = attention(x, padding_mask=padding_mask, training=training)
+        return feed_forward(x, training=training), probabilities
+
+    def _run(self, hidden_states, padding_mask, training, return_attention):
+        outputs, attention = [], []
         x = hidden_states
         for inner_plan in self.plan:
-            for attention_owner, feed_forward_owner in inner_plan:
-                x = self.attention_sublayers[attention_owner](
-                    x, padding_mask=padding_mask, training=training
-                )
-                x = self.feed_forward_sublayers[feed_forward_owner](
-                    x, training=training
+            for owners in inner_plan:
+                x, probabilities = self._block(
+                    owners, x, padding_mask, training, return_attention
                 )
             outputs.append(x)
-        return outputs
+            # The layer's last inner block stands for the layer.
+            attention.append(probabilities)
+        return outputs, attention
+
+    def call(self, hidden_states, padding_mask=None, training=False):
+        return self._run(hidden_states, padding_mask, training, False)[0]
+
+    def outputs_and_attention(self, hidden_states, padding_mask=None, training=False):
+        """`(outputs, attention)`: every virtual layer's output, as `call`,
+        and its attention probabilities [batch, heads, seq, seq] (float32).
+
+        Same weights and results as `call`; use it eagerly or inside a
+        traced function on a built encoder (full attention only).
+        """
+        return self._run(hidden_states, padding_mask, training, True)
 
     def compute_output_shape(self, hidden_states_shape, padding_mask_shape=None):
         return [tuple(hidden_states_shape)] * self.num_layers
@@ -143,6 +228,9 @@ class AlbertEncoder(keras.layers.Layer):
                 "initializer_range": self.initializer_range,
                 "attention": self.attention,
                 "attention_kwargs": self.attention_kwargs,
+                "normalization": self.normalization,
+                "bottleneck_dim": self.bottleneck_dim,
+                "num_feedforward_stacks": self.num_feedforward_stacks,
             }
         )
         return config

@@ -1,4 +1,4 @@
-"""AlbertBackbone: factorized embedding, shared encoder, pooler."""
+"""AlbertBackbone: factorized (or trigram) embedding, shared encoder, pooler."""
 
 import keras
 from keras_hub.models import Backbone
@@ -6,7 +6,11 @@ from keras_hub.models import Backbone
 from keras_albert.layers.factorized_embedding import AlbertFactorizedEmbedding
 from keras_albert.layers.heads import AlbertPooler
 from keras_albert.layers.shared_encoder import AlbertEncoder
+from keras_albert.layers.trigram_embedding import AlbertTrigramEmbedding
+from keras_albert.layers.validation import check_choice
 from keras_albert.models.preset_resolution import PresetResolutionMixin
+
+EMBEDDING_TYPES = ("factorized", "trigram")
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -45,7 +49,20 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
             `num_hashes`, `num_buckets`, `chunk_length`, `num_chunks_after`
             and `seed` (stored in `attention_kwargs`); only with
             `attention="lsh"`.
+        normalization: `"layer_norm"` (ALBERT) or `"no_norm"` (MobileBERT's
+            element-wise scale and shift), in the embeddings and encoder.
+        bottleneck_dim: int or None. With an int B, every block is
+            MobileBERT's bottleneck block: H -> B, attention at B with Q and
+            K from the bottleneck and V from the block input, B -> H.
+        num_feedforward_stacks: int, feed-forward units per block (MobileBERT
+            stacks 4).
+        embedding_type: `"factorized"` (ALBERT: V x E, then E -> H) or
+            `"trigram"` (MobileBERT: V x E, neighbours concatenated, 3E -> H).
         dtype: dtype or dtype policy.
+
+    The MobileBERT options (`activation="relu"` too) combine with every
+    sharing strategy, so a student can be narrow and share its layers.
+    Their defaults build exactly ALBERT.
 
     Example:
     >>> backbone = keras_albert.AlbertBackbone(
@@ -84,9 +101,14 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
         lsh_chunk_length=None,
         lsh_num_chunks_after=None,
         lsh_seed=None,
+        normalization="layer_norm",
+        bottleneck_dim=None,
+        num_feedforward_stacks=1,
+        embedding_type="factorized",
         dtype=None,
         **kwargs,
     ):
+        check_choice("embedding_type", embedding_type, EMBEDDING_TYPES)
         if attention_dropout is None:
             attention_dropout = dropout
         lsh = {
@@ -105,7 +127,15 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
         attention_kwargs = {**(attention_kwargs or {}), **lsh}
 
         # === Layers ===
-        self.embeddings = AlbertFactorizedEmbedding(
+        embedding_cls = (
+            AlbertTrigramEmbedding
+            if embedding_type == "trigram"
+            else AlbertFactorizedEmbedding
+        )
+        embedding_kwargs = {}
+        if normalization != "layer_norm" or embedding_type != "factorized":
+            embedding_kwargs["normalization"] = normalization
+        self.embeddings = embedding_cls(
             vocabulary_size=vocabulary_size,
             embedding_dim=embedding_dim,
             hidden_dim=hidden_dim,
@@ -116,6 +146,7 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
             initializer_range=initializer_range,
             dtype=dtype,
             name="embeddings",
+            **embedding_kwargs,
         )
         self.encoder = AlbertEncoder(
             num_layers=num_layers,
@@ -132,6 +163,9 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
             initializer_range=initializer_range,
             attention=attention,
             attention_kwargs=attention_kwargs,
+            normalization=normalization,
+            bottleneck_dim=bottleneck_dim,
+            num_feedforward_stacks=num_feedforward_stacks,
             dtype=dtype,
             name="encoder",
         )
@@ -188,6 +222,32 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
         self.initializer_range = initializer_range
         self.attention = attention
         self.attention_kwargs = dict(attention_kwargs or {})
+        self.normalization = normalization
+        self.bottleneck_dim = bottleneck_dim
+        self.num_feedforward_stacks = num_feedforward_stacks
+        self.embedding_type = embedding_type
+
+    def distillation_outputs(self, inputs, training=False):
+        """Every intermediate a distiller compares, with the same weights.
+
+        Returns a dict: `embedding_output` [batch, seq, H],
+        `encoder_outputs` (list over virtual layers of [batch, seq, H]),
+        `attention_probabilities` (list over virtual layers of [batch,
+        heads, seq, seq], float32) and `sequence_output`. The model's
+        normal outputs are untouched; this runs the same layers again.
+        """
+        embedded = self.embeddings(
+            inputs["token_ids"], inputs["segment_ids"], training=training
+        )
+        outputs, attention = self.encoder.outputs_and_attention(
+            embedded, padding_mask=inputs["padding_mask"], training=training
+        )
+        return {
+            "embedding_output": embedded,
+            "encoder_outputs": outputs,
+            "attention_probabilities": attention,
+            "sequence_output": outputs[-1],
+        }
 
     @property
     def token_embedding(self):
@@ -216,6 +276,10 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
                 "initializer_range": self.initializer_range,
                 "attention": self.attention,
                 "attention_kwargs": self.attention_kwargs,
+                "normalization": self.normalization,
+                "bottleneck_dim": self.bottleneck_dim,
+                "num_feedforward_stacks": self.num_feedforward_stacks,
+                "embedding_type": self.embedding_type,
             }
         )
         return config
