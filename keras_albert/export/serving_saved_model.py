@@ -9,11 +9,12 @@
 - token classification: `text` (split on whitespace) -> per-position
   `logits` and `predictions`, and `word_ids` (the word each position
   starts, -1 elsewhere);
-- span QA: `question`, `context` -> `start_logits`, `end_logits`, the best
-  `answer` (a byte-exact substring of the context, with
-  `answer_start_byte` / `answer_end_byte`), `answer_score` and
-  `null_score` ([CLS]; SQuAD v2 callers compare the two). One window: a
-  longer context is truncated (`model.answer` windows it).
+- span QA: `question`, `context` -> the best `answer` over all windows of
+  a long context (a byte-exact substring of the context, with
+  `answer_start_byte` / `answer_end_byte`), `answer_score`, `null_score`
+  ([CLS]; SQuAD v2 callers compare the two), and the `start_logits` /
+  `end_logits` of the window the answer came from. Windows, max-context
+  rule and span choice are those of `model.answer`.
 
 Classifiers, regressors and multiple choice run each example at the
 smallest of the task's `length_buckets` that holds it (examples are
@@ -33,8 +34,8 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the SentencePiece op)
 
-from keras_albert.export.question_answering_serving import best_span
-from keras_albert.export.question_answering_serving import qa_features
+from keras_albert.export.question_answering_serving import best_answers_over_windows
+from keras_albert.export.question_answering_serving import windowed_qa_features
 from keras_albert.models.atomic_directory import atomic_directory
 from keras_albert.models.length_buckets import bucket_lengths
 from keras_albert.models.length_buckets import bucketed_graph_call
@@ -78,31 +79,32 @@ def _question_answering_plan(task, texts, max_answer_length=30):
     length, max_question = preprocessor.sequence_length, preprocessor.max_question_length
 
     def serve(question, context):
-        features, byte_start, byte_end = qa_features(
-            preprocessor.tokenizer, question, context, length, max_question
+        features, byte_start, byte_end, start_allowed, example = windowed_qa_features(
+            preprocessor.tokenizer, question, context, length, max_question, preprocessor.doc_stride
         )
         logits = task(features, training=False)
-        start, end = tf.cast(logits["start_logits"], tf.float32), tf.cast(logits["end_logits"], tf.float32)
-        answer, first, last, score = best_span(context, start, end, byte_start, byte_end, max_answer_length)
-        return {
-            "start_logits": start, "end_logits": end, "answer": answer,
-            "answer_start_byte": first, "answer_end_byte": last,
-            "answer_score": score, "null_score": start[:, 0] + end[:, 0],
-        }
+        return best_answers_over_windows(
+            context,
+            tf.cast(logits["start_logits"], tf.float32),
+            tf.cast(logits["end_logits"], tf.float32),
+            byte_start, byte_end, start_allowed, example, max_answer_length,
+        )
 
-    # Check contexts that fit one window, so Python and graph agree.
-    candidates = [" ".join(text.split()[:8]) for text in texts]
-    owners = preprocessor.windows(["what is it?"] * len(candidates), candidates).example_index
-    short = [c for i, c in enumerate(candidates) if (owners == i).sum() == 1] or ["a"]
-    questions = ["what is it?"] * len(short)
+    # Contexts of one and of several windows; Python's answer considers
+    # every position (n_best = length), as the graph does.
+    contexts = [" ".join(texts[i : i + 1 + i % 3]) for i in range(len(texts))]
+    contexts = [c for c in contexts if c.strip()] or ["a"]
+    questions = [" ".join(c.split()[:3]) for c in contexts]
 
     def expected():
-        windows = preprocessor.windows(questions, short)
-        logits = task.predict(windows.features, verbose=0)
-        return {name: np.asarray(logits[name], "float32") for name in ("start_logits", "end_logits")}
+        answers = task.answer(questions, contexts, n_best=length, max_answer_length=max_answer_length)
+        return {
+            name: np.array([a[key] for a in answers], "float32")
+            for name, key in (("answer_score", "score"), ("null_score", "null_score"))
+        }
 
     signature = [_string_spec("question"), _string_spec("context")]
-    inputs = {"question": tf.constant(questions), "context": tf.constant(short)}
+    inputs = {"question": tf.constant(questions), "context": tf.constant(contexts)}
     return signature, serve, inputs, expected
 
 
