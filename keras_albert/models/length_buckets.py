@@ -69,23 +69,27 @@ class Batch:
 
 
 def plan_batches(lengths, batch_size, shapes, pad_rows=True):
-    """Batches of similar length, longest first, each with its padded length.
+    """Batches of examples of one bucket each, with their padded length.
 
-    With `pad_rows`, the last (partial) batch is filled up to a power of two
-    with repeats of its first row, which bounds the row counts XLA sees.
+    Every example runs at the smallest of `shapes` that holds it (one long
+    text no longer drags a whole batch of short ones to its length).
+    Within a bucket examples keep their order; longest bucket first. With
+    `pad_rows`, each bucket's last (partial) batch is filled up to a power
+    of two with repeats of its first row, which bounds the row counts XLA
+    sees.
     """
     lengths = np.asarray(lengths)
-    order = np.argsort(-lengths, kind="stable")
     shapes = np.asarray(shapes)
+    bucket = np.searchsorted(shapes, np.minimum(lengths, shapes[-1]))
     batches = []
-    for start in range(0, len(order), batch_size):
-        rows = order[start : start + batch_size]
-        longest = min(int(lengths[rows].max()), int(shapes[-1]))
-        length = int(shapes[np.searchsorted(shapes, longest)])
-        if pad_rows and len(rows) < batch_size:
-            size = min(batch_size, 1 << (len(rows) - 1).bit_length())
-            rows = np.concatenate([rows, np.repeat(rows[:1], size - len(rows))])
-        batches.append(Batch(rows, length))
+    for index in range(len(shapes) - 1, -1, -1):
+        members = np.flatnonzero(bucket == index)
+        for start in range(0, len(members), batch_size):
+            rows = members[start : start + batch_size]
+            if pad_rows and len(rows) < batch_size:
+                size = min(batch_size, 1 << (len(rows) - 1).bit_length())
+                rows = np.concatenate([rows, np.repeat(rows[:1], size - len(rows))])
+            batches.append(Batch(rows, int(shapes[index])))
     return batches
 
 
@@ -136,15 +140,6 @@ def predict_packed(task, features, batch_size=32, buckets=DEFAULT_BUCKETS, per_p
     return _run_plan(task, features, plan, per_position_fill)
 
 
-def _as_slices(x):
-    """Raw inputs as something `tf.data.Dataset.from_tensor_slices` takes."""
-    if isinstance(x, tuple):
-        return tuple(list(part) for part in x)
-    if isinstance(x, dict):
-        return {name: np.asarray(value) if name == "choices" else list(value) for name, value in x.items()}
-    return list(x)
-
-
 def _count(x):
     if isinstance(x, tuple):
         return len(x[0])
@@ -153,23 +148,24 @@ def _count(x):
     return len(x)
 
 
+def _chunk(x, start, stop):
+    if isinstance(x, tuple):
+        return tuple(list(part[start:stop]) for part in x)
+    if isinstance(x, dict):
+        return {name: np.asarray(value[start:stop]) if name == "choices" else list(value[start:stop])
+                for name, value in x.items()}
+    return list(x[start:stop])
+
+
 def packed_chunks(task, x, chunk_size, y=None):
     """Yields (features as numpy at the full length, y chunk) per chunk of
-    `x`, preprocessed in a tf.data map that runs ahead of the model."""
-    slices = _as_slices(x)
-    dataset = tf.data.Dataset.from_tensor_slices(slices).batch(chunk_size)
-
-    def preprocess(*parts):
-        inputs = parts if isinstance(slices, tuple) else parts[0]
-        packed = task.preprocess_samples(inputs)
-        return keras.utils.unpack_x_y_sample_weight(packed)[0]
-
-    dataset = dataset.map(preprocess, num_parallel_calls=tf.data.AUTOTUNE).prefetch(1)
-    start = 0
-    for features in dataset.as_numpy_iterator():
-        size = len(features["token_ids"])
-        yield features, None if y is None else y[start : start + size]
-        start += size
+    `x`. Packing runs eagerly: a tf.data map would be traced again on every
+    call, which costs more than tokenizing a chunk."""
+    for start in range(0, _count(x), chunk_size):
+        packed = task.preprocess_samples(_chunk(x, start, start + chunk_size))
+        features = keras.utils.unpack_x_y_sample_weight(packed)[0]
+        features = {name: np.asarray(value) for name, value in features.items()}
+        yield features, None if y is None else y[start : start + chunk_size]
 
 
 def is_raw_input(task, x):
@@ -206,8 +202,8 @@ def bucketed_dataset_from_packed(features, y, sample_weight, batch_size, buckets
     """A tf.data pipeline of (features, y, sample_weight) batches, each
     sliced to its bucket; no padded rows (losses and metrics stay exact).
 
-    Batches of one padded length are contiguous in the plan, so each length
-    is one `from_tensor_slices(...).batch(...)` block: no Python per step.
+    Each bucket's batches are full but the last, so each bucket is one
+    `from_tensor_slices(...).batch(...)` block: no Python per step.
     """
     full_length = features["token_ids"].shape[-1]
     plan = plan_batches(packed_lengths(features), batch_size, bucket_lengths(full_length, buckets), pad_rows=False)

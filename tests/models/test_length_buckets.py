@@ -62,15 +62,14 @@ def test_evaluate_equals_unbucketed(classifier):
         np.testing.assert_allclose(got[name], expected[name], atol=1e-5)
 
 
-def test_plan_sorts_and_bounds_row_counts():
-    lengths = np.array([5, 40, 3, 17, 100, 9, 2])
+def test_plan_groups_by_bucket_and_bounds_row_counts():
+    lengths = np.array([5, 40, 3, 17, 100, 9, 2, 20, 30])
     plan = plan_batches(lengths, batch_size=4, shapes=[16, 32, 64, 128])
-    assert [b.length for b in plan] == [128, 16]
-    assert sorted(plan[0].rows.tolist()) == [1, 3, 4, 5]
-    # The partial batch (3 shortest) is filled to 4 rows with a repeat.
-    assert plan[1].rows.tolist() == [0, 2, 6, 0]
+    assert [b.length for b in plan] == [128, 64, 32, 16]
+    assert [b.rows.tolist() for b in plan] == [[4], [1], [3, 7, 8, 3], [0, 2, 5, 6]]
+    # Without row padding the partial batch keeps its 3 rows.
     unpadded = plan_batches(lengths, batch_size=4, shapes=[16, 32, 64, 128], pad_rows=False)
-    assert [len(b.rows) for b in unpadded] == [4, 3]
+    assert [len(b.rows) for b in unpadded] == [1, 1, 3, 4]
 
 
 def test_padded_shapes_stay_within_their_bound(classifier):
