@@ -8,6 +8,7 @@ the best epoch, so the command's loop is written once.
 import numpy as np
 
 from keras_albert.data import task_metrics
+from keras_albert.data.bucketed_batches import bucketed_dataset
 from keras_albert.data.glue_tasks import glue_task
 from keras_albert.data.glue_tasks import read_glue
 from keras_albert.data.task_files import read_conll
@@ -83,8 +84,9 @@ class TextTask:
         return AlbertClassifier.from_preset(preset, num_classes=num_classes, preprocessor=preprocessor)
 
     def fit_arguments(self, model, data):
+        # Batches padded to their length bucket (shuffled every epoch).
         x, y = data
-        return {"x": x, "y": y, "batch_size": self.args.batch_size}
+        return {"x": bucketed_dataset(model.preprocessor, x, y, batch_size=self.args.batch_size, seed=self.args.seed)}
 
     def check_texts(self, data):
         x = data[0]
@@ -169,7 +171,7 @@ class MultipleChoiceTask:
 
     def fit_arguments(self, model, data):
         x, y = data
-        return {"x": x, "y": y, "batch_size": self.args.batch_size}
+        return {"x": bucketed_dataset(model.preprocessor, x, y, batch_size=self.args.batch_size, seed=self.args.seed)}
 
     def check_texts(self, data):
         return list(data[0]["context"][:16])
