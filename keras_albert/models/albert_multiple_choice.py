@@ -8,6 +8,7 @@ from keras_albert.layers.choice_reshaping import FlattenChoices
 from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.layers.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import LengthBucketedMixin
 from keras_albert.models.albert_multiple_choice_preprocessor import (
     AlbertMultipleChoicePreprocessor,
@@ -67,14 +68,14 @@ class AlbertMultipleChoice(LengthBucketedMixin, PresetResolutionMixin, Task):
         self.dropout = dropout
 
     def compile(self, optimizer="auto", loss="auto", *, metrics="auto", **kwargs):
-        """Defaults: Adam(1e-5), cross-entropy over choices, accuracy, XLA."""
+        """Defaults: Adam(1e-5), cross-entropy over choices, accuracy, XLA with an accelerator."""
         if optimizer == "auto":
             optimizer = keras.optimizers.Adam(1e-5)
         if loss == "auto":
             loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         if metrics == "auto":
             metrics = [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
-        kwargs.setdefault("jit_compile", True)
+        kwargs.setdefault("jit_compile", default_jit_compile())
         super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
 
     def get_config(self):

@@ -6,6 +6,7 @@ from keras_hub.models import Task
 
 from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.albert_question_answerer_preprocessor import (
     AlbertQuestionAnswererPreprocessor,
 )
@@ -77,7 +78,7 @@ class AlbertQuestionAnswerer(PresetResolutionMixin, Task):
                 name: [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
                 for name in ("start_logits", "end_logits")
             }
-        kwargs.setdefault("jit_compile", True)
+        kwargs.setdefault("jit_compile", default_jit_compile())
         super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
 
     def answer(

@@ -9,6 +9,7 @@ from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.layers.validation import check_positive_int
 from keras_albert.layers.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.albert_token_classifier_preprocessor import (
     AlbertTokenClassifierPreprocessor,
 )
@@ -67,7 +68,7 @@ class AlbertTokenClassifier(PresetResolutionMixin, Task):
         self.dropout = dropout
 
     def compile(self, optimizer="auto", loss="auto", *, metrics="auto", **kwargs):
-        """Defaults: Adam(1e-5), cross-entropy and accuracy over words, XLA."""
+        """Defaults: Adam(1e-5), cross-entropy and accuracy over words, XLA with an accelerator."""
         if optimizer == "auto":
             optimizer = keras.optimizers.Adam(1e-5)
         if loss == "auto":
@@ -79,7 +80,7 @@ class AlbertTokenClassifier(PresetResolutionMixin, Task):
                 [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
             )
             metrics = None
-        kwargs.setdefault("jit_compile", True)
+        kwargs.setdefault("jit_compile", default_jit_compile())
         super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
 
     def predict_word_labels(self, words, batch_size=32):

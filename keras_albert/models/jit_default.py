@@ -1,0 +1,22 @@
+"""The task models' default `jit_compile`: XLA only where it pays.
+
+Measured on the 2-core AVX2 CPU this project runs on
+(`python benchmarks/jit_defaults.py`, ALBERT-base shape, 4 layers,
+batch 16 x 64, the task models' train and predict steps): XLA is no faster
+there (train steps 0.9x, predict steps ~1.0x of the non-XLA time) and each
+new input shape costs 2-3x longer to compile, which length buckets make
+several of. So CPU-only machines default to no XLA. With a GPU or TPU the
+default stays XLA (`jit_compile=True`), the usual choice there; it is not
+measured here (no accelerator). Pass `jit_compile=` to `compile()` to
+override either way.
+"""
+
+import functools
+
+import tensorflow as tf
+
+
+@functools.lru_cache(maxsize=None)
+def default_jit_compile():
+    """False on CPU-only machines, True with an accelerator."""
+    return any(device.device_type != "CPU" for device in tf.config.list_physical_devices())
