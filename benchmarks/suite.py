@@ -1,0 +1,302 @@
+"""Speed where users feel it: keras_albert vs keras-hub and Hugging Face, one run.
+
+    python benchmarks/suite.py [--quick]
+
+Every row is our figure, the peer's figure from the same run and the ratio
+(ours / peer for throughput: >= 1.0 means we are faster).
+
+(a) Serving throughput, texts/s, on real-length text: WordNet glosses and
+    Austen sentences from the bundled data, in random order, batch 32.
+    Ours: `AlbertClassifier.predict` (length-bucketed) and the serving
+    SavedModel (raw strings in, bucketed inside the graph). Peers:
+    keras-hub's `AlbertTextClassifier.predict` (XLA on: 1.3x faster for it
+    in `backbone_speed.py`) and Hugging Face PyTorch `AlbertForSequenceClassification`
+    (`torch.inference_mode`, fast tokenizer included in the time), both
+    padding to 128 as they do by default. All four carry the same weights;
+    the max logit difference to ours is printed (must be <= 1e-4).
+(b) Training throughput, examples/s: `fit` on the same real texts (random
+    labels), batch 32, Adam, XLA on for both; ours feeds
+    `bucketed_dataset` (full batches only), keras-hub its raw-string `fit`.
+    Compilation is warmed up first and not timed.
+(c) Backbone forward FLOP/s (analytic FLOPs / fastest of the interleaved
+    repeats, batch 8 x 128, no padding; each side with XLA on or off,
+    whichever is faster for it) as a share of the CPU's fp32 peak (2 cores
+    x AVX2 FMA ~157 GFLOP/s), ours vs keras-hub's AlbertBackbone with the
+    same weights.
+
+Models have random weights (speed and parity do not depend on training)
+and ALBERT-base's shape (hidden 768, 12 heads, FFN 3072, embedding 128,
+one shared block, so base's parameters), run for `--layers` layers in (a)
+and (b) so the suite fits its 10-minute budget on 2 shared cores, and for
+`--flops_layers` in (c) (12 = ALBERT-base depth). The vocabulary is the bundled
+`albert_tiny_en` SentencePiece model (8,000 pieces); texts are normalised
+(lowercase, accents stripped) before all three tokenizers so that they
+produce the same ids.
+"""
+
+import argparse
+import os
+import random
+import tempfile
+import time
+
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import keras  # noqa: E402
+import keras_hub  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+import keras_albert  # noqa: E402
+from keras_albert import datasets  # noqa: E402
+from keras_albert.convert.huggingface import export_huggingface  # noqa: E402
+from keras_albert.convert.keras_hub_weights import keras_hub_backbone_weights  # noqa: E402
+from keras_albert.convert.tf1_names import set_backbone_weights  # noqa: E402
+from keras_albert.data.bucketed_batches import bucketed_dataset  # noqa: E402
+from keras_albert.data.text_normalization import normalize_text  # noqa: E402
+from keras_albert.export import export_serving_saved_model  # noqa: E402
+from keras_albert.models.length_buckets import bucket_lengths  # noqa: E402
+
+PEAK_GFLOPS = 157.0  # 2 cores x 2 FMA units x 8 fp32 lanes x 2 flops x ~2.45 GHz
+NUM_CLASSES = 4
+
+
+def real_texts(count, split, seed):
+    """Half WordNet glosses, half Austen sentences, shuffled, normalised."""
+    glosses, _ = datasets.load_supersense(split)
+    sentences = [s for document in datasets.load_austen_documents(sentences=True) for s in document]
+    rng = random.Random(seed)
+    texts = rng.sample(glosses, count // 2) + rng.sample(sentences, count - count // 2)
+    rng.shuffle(texts)
+    return [normalize_text(text) for text in texts]
+
+
+def backbone_config(layers, vocabulary_size):
+    return dict(
+        vocabulary_size=vocabulary_size, num_layers=layers, num_heads=12, embedding_dim=128,
+        hidden_dim=768, intermediate_dim=3072, max_sequence_length=512, dropout=0.0,
+    )
+
+
+def twin_backbones(layers, vocabulary_size):
+    """keras-hub's and our backbone with the same (random) weights."""
+    config = backbone_config(layers, vocabulary_size)
+    theirs = keras_hub.models.AlbertBackbone(**config)
+    ours = keras_albert.AlbertBackbone(**config)
+    set_backbone_weights(ours, keras_hub_backbone_weights(theirs))
+    return ours, theirs
+
+
+def forward_flops(batch, length, layers, embedding=128, hidden=768, intermediate=3072):
+    """Multiply-adds x 2 of the backbone's forward pass."""
+    tokens = batch * length
+    per_layer = (
+        8 * tokens * hidden * hidden  # Q, K, V and output projections
+        + 4 * batch * length * length * hidden  # scores and weighted values
+        + 4 * tokens * hidden * intermediate  # feed-forward
+    )
+    return 2 * tokens * embedding * hidden + layers * per_layer + 2 * batch * hidden * hidden
+
+
+def seconds(function):
+    started = time.perf_counter()
+    function()
+    return time.perf_counter() - started
+
+
+class Table:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, what, ours, peer, unit, ratio):
+        self.rows.append((what, ours, peer, unit, ratio))
+        print(f"  {what}: ours {ours:.2f} {unit}, peer {peer:.2f} {unit}, ratio {ratio:.2f}x", flush=True)
+
+    def print(self):
+        width = max(len(row[0]) for row in self.rows)
+        print(f"\n{'measurement':<{width}}  {'ours':>10}  {'peer':>10}  {'unit':<18}{'ratio':>7}")
+        for what, ours, peer, unit, ratio in self.rows:
+            print(f"{what:<{width}}  {ours:>10.2f}  {peer:>10.2f}  {unit:<18}{ratio:>6.2f}x")
+        print(f"minimum ratio: {min(row[4] for row in self.rows):.2f}x (target: every ratio >= 1.0)")
+
+
+def hugging_face_classifier(ours, proto, directory):
+    import torch
+    import transformers
+
+    transformers.logging.set_verbosity_error()
+    export_huggingface(ours.backbone, directory, vocabulary=proto)
+    model = transformers.AlbertForSequenceClassification.from_pretrained(directory, num_labels=NUM_CLASSES)
+    kernel, bias = ours.output_dense.get_weights()
+    with torch.no_grad():
+        model.classifier.weight.copy_(torch.from_numpy(kernel.T.copy()))
+        model.classifier.bias.copy_(torch.from_numpy(bias))
+    # From the exported directory (tokenizer_config.json): its ids equal ours.
+    tokenizer = transformers.AutoTokenizer.from_pretrained(directory)
+    return model.eval(), tokenizer
+
+
+def serving_throughput(args, table, ours, theirs, proto, work):
+    import torch
+
+    texts = real_texts(args.texts, "test", seed=1)
+    lengths = np.asarray(ours.preprocessor(texts)["padding_mask"]).sum(-1)
+    shapes = bucket_lengths(args.length)
+    histogram = np.bincount(np.searchsorted(shapes, lengths), minlength=len(shapes))
+    print(f"(a) {len(texts)} texts: {np.mean(lengths):.1f} pieces on average (with [CLS]/[SEP]), "
+          f"max {lengths.max()}; per bucket {dict(zip(shapes, histogram.tolist()))}", flush=True)
+
+    hf_model, hf_tokenizer = hugging_face_classifier(ours, proto, str(work / "hf"))
+    export_serving_saved_model(ours, work / "serving", check_texts=texts[:32])
+    serve = tf.saved_model.load(str(work / "serving")).signatures["serving_default"]
+    batches = [texts[i : i + args.batch] for i in range(0, len(texts), args.batch)]
+
+    def hf_predict(batch_texts=None):
+        outputs = []
+        for batch in [batch_texts] if batch_texts else batches:
+            encoded = hf_tokenizer(batch, padding="max_length", truncation=True, max_length=args.length,
+                                   return_tensors="pt")
+            with torch.inference_mode():
+                outputs.append(hf_model(**encoded).logits.numpy())
+        return np.concatenate(outputs)
+
+    systems = {
+        "ours predict": lambda: ours.predict(texts, batch_size=args.batch, verbose=0),
+        "ours SavedModel": lambda: np.concatenate([serve(text=tf.constant(b))["logits"].numpy() for b in batches]),
+        "keras-hub predict": lambda: theirs.predict(texts, batch_size=args.batch, verbose=0),
+        "HF PyTorch": hf_predict,
+    }
+    # Warm-up (tracing, XLA compilation of every shape): ours on all texts
+    # (all bucket shapes), the peers on one batch (their only shape).
+    outputs = {"ours predict": systems["ours predict"](), "ours SavedModel": systems["ours SavedModel"]()}
+    outputs["keras-hub predict"] = theirs.predict(texts[: args.batch], batch_size=args.batch, verbose=0)
+    outputs["HF PyTorch"] = hf_predict(texts[: args.batch])
+    ids_ours = ours.preprocessor(texts)["token_ids"].numpy()
+    ids_hf = hf_tokenizer(texts, padding="max_length", truncation=True, max_length=args.length)["input_ids"]
+    print(f"    token ids differing from ours: Hugging Face {int((ids_ours != np.asarray(ids_hf)).any(-1).sum())} "
+          f"of {len(texts)} texts", flush=True)
+
+    times = {name: [] for name in systems}
+    for _ in range(args.rounds):  # interleaved, so background load hits all alike
+        for name, function in systems.items():
+            started = time.perf_counter()
+            outputs[name] = function()
+            times[name].append(time.perf_counter() - started)
+    rate = {name: len(texts) / min(values) for name, values in times.items()}
+    reference = outputs["keras-hub predict"]
+    for name in ("ours predict", "ours SavedModel", "HF PyTorch"):
+        print(f"    max |{name} - keras-hub| logits: {np.abs(outputs[name] - reference).max():.2e}")
+    worst = max(np.abs(outputs[n] - reference).max() for n in ("ours predict", "ours SavedModel", "HF PyTorch"))
+    print(f"    identical within 1e-4: {'yes' if worst <= 1e-4 else 'NO'}; torch threads "
+          f"{torch.get_num_threads()}", flush=True)
+    for ours_name in ("ours predict", "ours SavedModel"):
+        for peer in ("keras-hub predict", "HF PyTorch"):
+            table.add(f"(a) serving {ours_name} vs {peer}", rate[ours_name], rate[peer], "texts/s",
+                      rate[ours_name] / rate[peer])
+
+
+def training_throughput(args, table, ours, theirs):
+    texts = real_texts(args.train_examples, "train", seed=2)
+    labels = np.random.default_rng(0).integers(0, NUM_CLASSES, len(texts)).astype("int32")
+    ours.compile(optimizer=keras.optimizers.Adam(1e-5))  # jit_compile: the measured default
+    theirs.compile(optimizer=keras.optimizers.Adam(1e-5), jit_compile=True)
+    dataset = bucketed_dataset(ours.preprocessor, texts, labels, batch_size=args.batch, seed=0)
+    steps = int(dataset.cardinality())
+    # Warm-up (XLA compiles every shape): one epoch for ours (its bucket
+    # shapes are the same every epoch), one batch for keras-hub (one shape).
+    seconds(lambda: ours.fit(dataset, epochs=1, verbose=0))
+    seconds(lambda: theirs.fit(texts[: args.batch], labels[: args.batch], batch_size=args.batch, verbose=0))
+    ours_time = seconds(lambda: ours.fit(dataset, epochs=1, verbose=0))
+    theirs_time = seconds(lambda: theirs.fit(texts, labels, batch_size=args.batch, epochs=1, verbose=0))
+    ours_rate, theirs_rate = len(texts) / ours_time, len(texts) / theirs_time
+    print(f"(b) {len(texts)} texts: {steps} bucketed batches (up to {args.batch}) for ours, "
+          f"{-(-len(texts) // args.batch)} batches of {args.length} for keras-hub", flush=True)
+    table.add("(b) training fit vs keras-hub fit", ours_rate, theirs_rate, "examples/s", ours_rate / theirs_rate)
+
+
+def forward_efficiency(args, table, vocabulary_size):
+    ours, theirs = twin_backbones(args.flops_layers, vocabulary_size)
+    rng = np.random.default_rng(0)
+    batch, length = 8, args.length
+    x = {
+        "token_ids": tf.constant(rng.integers(5, vocabulary_size, (batch, length)), "int32"),
+        "segment_ids": tf.zeros((batch, length), "int32"),
+        "padding_mask": tf.ones((batch, length), "int32"),
+    }
+    functions = {
+        (name, jit): tf.function(lambda x, m=model: m(x, training=False)["sequence_output"], jit_compile=jit)
+        for name, model in (("ours", ours), ("theirs", theirs))
+        for jit in (False, True)
+    }
+    difference = np.abs(functions["ours", False](x).numpy() - functions["theirs", False](x).numpy()).max()
+    for function in functions.values():
+        function(x)  # trace and compile
+    times = {key: [] for key in functions}
+    for _ in range(args.flops_repeats):  # interleaved; the fastest repeat counts
+        for key, function in functions.items():
+            times[key].append(seconds(lambda f=function: f(x).numpy()))
+    flops = forward_flops(batch, length, args.flops_layers)
+    each = {key: flops / min(values) / 1e9 for key, values in times.items()}
+    # Each side with its faster setting (XLA or not).
+    rate = {name: max(each[name, False], each[name, True]) for name in ("ours", "theirs")}
+    print(f"(c) {args.flops_layers} layers, batch {batch} x {length}: {flops / 1e9:.1f} GFLOP per pass; "
+          f"max |ours - keras-hub| {difference:.1e}; GFLOP/s XLA off/on: ours {each['ours', False]:.1f}/"
+          f"{each['ours', True]:.1f}, keras-hub {each['theirs', False]:.1f}/{each['theirs', True]:.1f}; "
+          f"best: ours {rate['ours'] / PEAK_GFLOPS:.0%} of peak, keras-hub {rate['theirs'] / PEAK_GFLOPS:.0%}",
+          flush=True)
+    table.add(f"(c) backbone forward GFLOP/s (peak {PEAK_GFLOPS:.0f})", rate["ours"], rate["theirs"], "GFLOP/s",
+              rate["ours"] / rate["theirs"])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer texts and layers: a smoke run")
+    parser.add_argument("--layers", type=int, default=None, help="layers in (a) and (b) (default 4; quick 2)")
+    parser.add_argument("--texts", type=int, default=None, help="serving texts (default 192; quick 64)")
+    parser.add_argument("--train_examples", type=int, default=None, help="(default 96; quick 64)")
+    parser.add_argument("--flops_layers", type=int, default=None, help="layers in (c) (default 4; quick 2)")
+    parser.add_argument("--flops_repeats", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=1, help="timed rounds in (a); the best counts")
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--length", type=int, default=128, help="the peers' padded length")
+    args = parser.parse_args()
+    defaults = dict(layers=(2, 4), texts=(64, 192), train_examples=(64, 96), flops_layers=(2, 4))
+    for name, (quick, full) in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, quick if args.quick else full)
+
+    started = time.perf_counter()
+    tokenizer = keras_albert.AlbertTokenizer.from_preset("albert_tiny_en")
+    proto = tokenizer.proto
+    vocabulary_size = tokenizer.vocabulary_size()
+    ours_backbone, theirs_backbone = twin_backbones(args.layers, vocabulary_size)
+    ours = keras_albert.AlbertClassifier(
+        ours_backbone, num_classes=NUM_CLASSES,
+        preprocessor=keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=args.length),
+    )
+    theirs = keras_hub.models.AlbertTextClassifier(
+        theirs_backbone, num_classes=NUM_CLASSES,
+        preprocessor=keras_hub.models.AlbertTextClassifierPreprocessor(
+            keras_hub.tokenizers.AlbertTokenizer(proto=proto), sequence_length=args.length
+        ),
+    )
+    theirs.output_dense.set_weights(ours.output_dense.get_weights())
+    theirs.compile(jit_compile=True)
+    print(f"ALBERT-base shape, {args.layers} layers in (a)/(b), {args.flops_layers} in (c); random weights; "
+          f"vocabulary {vocabulary_size}; batch {args.batch}; peers pad to {args.length}, ours buckets "
+          f"{bucket_lengths(args.length)}; TF intra-op threads "
+          f"{tf.config.threading.get_intra_op_parallelism_threads() or 'default'}", flush=True)
+    table = Table()
+    with tempfile.TemporaryDirectory(prefix="suite_") as work:
+        import pathlib
+
+        serving_throughput(args, table, ours, theirs, proto, pathlib.Path(work))
+    training_throughput(args, table, ours, theirs)
+    forward_efficiency(args, table, vocabulary_size)
+    table.print()
+    print(f"suite took {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
