@@ -11,7 +11,7 @@ import math
 
 from keras import ops
 
-from keras_albert.layers.self_attention import MASK_PENALTY
+from keras_albert.layers.self_attention import masked_softmax
 
 
 def scaled_dot_product_probabilities(query, key, num_heads, padding_mask=None):
@@ -26,10 +26,7 @@ def scaled_dot_product_probabilities(query, key, num_heads, padding_mask=None):
     key = ops.reshape(key, (batch, ops.shape(key)[1], num_heads, head_dim))
     query = query * ops.cast(1.0 / math.sqrt(head_dim), query.dtype)
     scores = ops.cast(ops.einsum("bqnd,bknd->bnqk", query, key), "float32")
-    if padding_mask is not None:
-        keep = ops.cast(padding_mask, "float32")[:, None, None, :]
-        scores = scores + (1.0 - keep) * MASK_PENALTY
-    return ops.softmax(scores, axis=-1)
+    return masked_softmax(scores, padding_mask)
 
 
 def self_attention_probabilities(attention_layer, hidden_states, padding_mask=None):

@@ -14,6 +14,26 @@ from keras_albert.layers.validation import check_rate
 # `call`), so this large value is safe even when the model runs in float16 or
 # bfloat16, where -1e9 would overflow.
 MASK_PENALTY = -1e9
+# Padded keys score this far below the lowest score of their row: a softmax
+# weight under e^-20 of any real key's (below float32 resolution), while the
+# scores' range stays narrow. A -1e9 penalty stretches the range that full
+# int8 TFLite calibrates on so far that every real score rounds to the same
+# value (17 % argmax agreement on a trained classifier).
+MASK_MARGIN = 20.0
+
+
+def masked_softmax(scores, padding_mask):
+    """Softmax of float32 scores [batch, heads, query, key] over real keys.
+
+    Padded keys are pushed `MASK_MARGIN` below each row's minimum, then
+    their (already negligible) weight is set to exactly zero.
+    """
+    if padding_mask is None:
+        return ops.softmax(scores, axis=-1)
+    keep = ops.cast(padding_mask, "bool")[:, None, None, :]
+    floor = ops.min(scores, axis=-1, keepdims=True) - MASK_MARGIN
+    probabilities = ops.softmax(ops.where(keep, scores, floor), axis=-1)
+    return ops.where(keep, probabilities, ops.zeros_like(probabilities))
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -102,10 +122,7 @@ class AlbertSelfAttention(keras.layers.Layer):
         scores = ops.einsum("bqnd,bknd->bnqk", query, key)
         # Softmax in float32 for stability under mixed precision.
         scores = ops.cast(scores, "float32")
-        if padding_mask is not None:
-            keep = ops.cast(padding_mask, "float32")[:, None, None, :]
-            scores = scores + (1.0 - keep) * MASK_PENALTY
-        probabilities = ops.softmax(scores, axis=-1)
+        probabilities = masked_softmax(scores, padding_mask)
         probabilities = ops.cast(probabilities, self.compute_dtype)
         probabilities = self.dropout_layer(probabilities, training=training)
 
