@@ -10,7 +10,9 @@ from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin
 from keras_albert.models.preprocessor_inputs import check_sequence_length
 from keras_albert.models.preprocessor_inputs import check_text_segments
 from keras_albert.models.preprocessor_inputs import check_truncate
+from keras_albert.models.preprocessor_inputs import empty_packed_batch
 from keras_albert.models.preprocessor_inputs import int32_padding_mask
+from keras_albert.models.preprocessor_inputs import is_empty_list_batch
 from keras_albert.models.preprocessor_inputs import text_pair_as_segments
 from keras_albert.models.preprocessor_inputs import with_static_batch_size
 from keras_albert.models.preset_resolution import PresetResolutionMixin
@@ -70,6 +72,9 @@ class AlbertTextClassifierPreprocessor(
 
     def call(self, x, y=None, sample_weight=None):
         x, y, sample_weight = text_pair_as_segments(x, y, sample_weight)
+        if is_empty_list_batch(x):
+            packed = empty_packed_batch(self.sequence_length)
+            return keras.utils.pack_x_y_sample_weight(packed, y, sample_weight)
         check_text_segments(x, type(self).__name__)
         outputs = super().call(x, y, sample_weight)
         packed, y, sample_weight = keras.utils.unpack_x_y_sample_weight(outputs)

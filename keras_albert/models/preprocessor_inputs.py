@@ -37,6 +37,19 @@ def text_pair_as_segments(x, y, sample_weight):
     return x, y, sample_weight
 
 
+def is_empty_list_batch(x):
+    """True for `[]` or a pair of them: keras-hub would pack those into one
+    unbatched row instead of zero rows."""
+    values = x if isinstance(x, tuple) else (x,)
+    return all(isinstance(value, list) and not value for value in values)
+
+
+def empty_packed_batch(sequence_length):
+    """Zero rows of classifier inputs."""
+    empty = tf.zeros([0, sequence_length], tf.int32)
+    return {"token_ids": empty, "segment_ids": empty, "padding_mask": empty}
+
+
 def int32_padding_mask(inputs):
     """keras-hub emits a bool mask; exported models and TFLite want int32."""
     inputs = dict(inputs)

@@ -118,6 +118,14 @@ def test_empty_strings(tokenizer):
     assert x["segment_ids"].numpy().tolist() == [[0, 0, 1, 0, 0, 0]]
 
 
+def test_empty_batches_give_zero_rows(tokenizer):
+    pre = AlbertTextClassifierPreprocessor(tokenizer, sequence_length=8)
+    for x in ([], ([], [])):
+        packed = pre(x=x)
+        assert {k: tuple(v.shape) for k, v in packed.items()} == {
+            "token_ids": (0, 8), "segment_ids": (0, 8), "padding_mask": (0, 8)}
+
+
 def test_classifier_preprocessor_in_tf_data(tokenizer):
     pre = AlbertTextClassifierPreprocessor(tokenizer, sequence_length=20)
     firsts, seconds = [FIRST, "", "Emma"], [SECOND, "Emma", ""]
