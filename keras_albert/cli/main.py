@@ -4,6 +4,7 @@ import argparse
 import sys
 
 from keras_albert.cli import convert_command
+from keras_albert.cli import distill_command
 from keras_albert.cli import export_command
 from keras_albert.cli import finetune_command
 from keras_albert.cli import pretrain_command
@@ -13,6 +14,7 @@ COMMANDS = {
     "finetune": finetune_command,
     "convert": convert_command,
     "export": export_command,
+    "distill": distill_command,
 }
 
 

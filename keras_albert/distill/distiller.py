@@ -125,13 +125,21 @@ class Distiller(keras.Model):
         self.temperature = float(temperature)
         self.mean_weight = float(mean_weight)
         self.variance_weight = float(variance_weight)
+        self._same_width = not widths_differ
+        self._same_heads = student_backbone.num_heads == teacher_backbone.num_heads
         self.projection = None
         if feature_weight and widths_differ:
             self.projection = keras.layers.Dense(
                 teacher_backbone.hidden_dim, name="hidden_projection")
             self.projection.build((None, None, student_backbone.hidden_dim))
         self.stage = None
-        self.trackers = {name: keras.metrics.Mean(name=name) for name in LOSS_NAMES}
+        reported = ["mlm_distill_loss", "mlm_loss"]
+        if feature_weight or self._same_width:
+            reported.append("feature_loss")
+        if attention_weight or self._same_heads:
+            reported.append("attention_loss")
+        self.trackers = {
+            name: keras.metrics.Mean(name=name) for name in LOSS_NAMES if name in reported}
         self.set_stage(None)
 
     # === Progressive schedule ===
@@ -227,14 +235,17 @@ class Distiller(keras.Model):
         mask = inputs["padding_mask"]
         pairs = range(len(self.layer_map)) if self.stage is None else [self.stage]
         losses = {}
-        losses["feature_loss"] = ops.mean(ops.stack([
-            feature_map_loss(y_pred["student_layers"][i], y_pred["teacher_layers"][i], mask,
-                             self.mean_weight, self.variance_weight)
-            for i in pairs]))
-        losses["attention_loss"] = ops.mean(ops.stack([
-            attention_transfer_loss(y_pred["student_attention"][i],
-                                    y_pred["teacher_attention"][i], mask)
-            for i in pairs]))
+        # Reported whenever shapes allow, even at weight 0 (for comparison).
+        if self.feature_weight or self._same_width:
+            losses["feature_loss"] = ops.mean(ops.stack([
+                feature_map_loss(y_pred["student_layers"][i], y_pred["teacher_layers"][i],
+                                 mask, self.mean_weight, self.variance_weight)
+                for i in pairs]))
+        if self.attention_weight or self._same_heads:
+            losses["attention_loss"] = ops.mean(ops.stack([
+                attention_transfer_loss(y_pred["student_attention"][i],
+                                        y_pred["teacher_attention"][i], mask)
+                for i in pairs]))
         if "student_mlm" in y_pred:
             if weights is None:
                 weights = ops.ones(ops.shape(inputs["mask_positions"]), "float32")
@@ -245,7 +256,7 @@ class Distiller(keras.Model):
         return losses
 
     def total_loss(self, losses):
-        total = 0.0
+        total = ops.zeros((), "float32")
         if self.feature_weight:
             total += self.feature_weight * losses["feature_loss"]
         if self.attention_weight:
@@ -263,7 +274,8 @@ class Distiller(keras.Model):
         weights = sample_weight.get("mlm") if isinstance(sample_weight, dict) else sample_weight
         losses = self.distillation_losses(x, y_pred, labels, weights)
         for name, value in losses.items():
-            self.trackers[name].update_state(value)
+            if name in self.trackers:
+                self.trackers[name].update_state(value)
         total = self.total_loss(losses)
         # Keras sums gradients over replicas: each replica's mean loss
         # counts 1 / replicas of the global one.
