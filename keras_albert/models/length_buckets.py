@@ -2,18 +2,17 @@
 
 Real texts are mostly far shorter than the padded length: a 12-piece gloss
 padded to 128 spends ~90 % of the encoder's work on padding. Examples are
-packed once at the full length, sorted by their real length and cut into
-batches; each batch is sliced to the smallest bucket that holds its longest
-example and the outputs are put back in the original order. Slicing off
-positions that are padding in every row of a batch is exact (padding is
-masked out of attention, positions keep their embeddings), so results equal
-the unbucketed ones up to float rounding.
+packed once at the full length; each runs at the smallest bucket that holds
+it (batches are formed within a bucket) and the outputs are put back in the
+original order. Slicing off positions that are padding in every row of a
+batch is exact (padding is masked out of attention, positions keep their
+embeddings), so results equal the unbucketed ones up to float rounding.
 
 The padded shapes form a bounded set, so XLA and TPUs compile a bounded
-number of programs: full batches take one of the bucket lengths, and the
-one partial batch of a call (the shortest examples) is padded with repeated
-rows to a power of two, so at most `max_padded_shapes(...)` shapes appear
-however many calls with however many examples are made.
+number of programs: full batches take one of the bucket lengths, and each
+bucket's partial batch is padded with repeated rows to a power of two, so
+at most `max_padded_shapes(...)` shapes appear however many calls with
+however many examples are made.
 """
 
 import contextlib
@@ -23,9 +22,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from keras_albert.models.preprocessor_inputs import is_text
+
 DEFAULT_BUCKETS = (16, 32, 64, 128, 256, 512)
-# Examples packed and planned together: sorting within a chunk is nearly as
-# good as sorting everything, and memory stays bounded for long inputs.
+# Examples packed and planned together (in batches): bucketing within a
+# chunk loses little, and memory stays bounded for long inputs.
 CHUNK_BATCHES = 64
 
 
@@ -171,8 +172,6 @@ def packed_chunks(task, x, chunk_size, y=None):
 def is_raw_input(task, x):
     """True for inputs the task's preprocessor packs: texts, text pairs, or
     a multiple-choice dict of strings."""
-    from keras_albert.models.preprocessor_inputs import is_text
-
     if task.preprocessor is None:
         return False
     if isinstance(x, dict):
