@@ -32,7 +32,6 @@ from keras_albert.models.albert_token_classifier import AlbertTokenClassifier
 from keras_albert.models.albert_token_classifier_preprocessor import (
     AlbertTokenClassifierPreprocessor,
 )
-from keras_albert.models.albert_token_classifier_preprocessor import word_label_dataset
 
 
 class TextTask:
@@ -207,7 +206,9 @@ class TokenTask:
 
     def fit_arguments(self, model, data):
         sentences, labels = data
-        return {"x": word_label_dataset(sentences, labels, batch_size=self.args.batch_size)}
+        return {"x": bucketed_dataset(
+            model.preprocessor, sentences, labels, batch_size=self.args.batch_size, seed=self.args.seed
+        )}
 
     def check_texts(self, data):
         return [" ".join(words) for words in data[0][:16]]

@@ -10,7 +10,9 @@ most two programs per bucket (one with `drop_remainder=True`).
 
 The batches are packed already; pass them to the task's `fit`/`evaluate`
 as they are (the task models let packed features through their
-preprocessing).
+preprocessing). Word lists with word labels (token classification) become
+per-piece labels and first-piece weights, cut to the bucket with the
+features.
 """
 
 import numpy as np
@@ -27,7 +29,14 @@ from keras_albert.models.preprocessor_inputs import is_text
 _PACK_CHUNK = 256
 
 
+def _is_word_lists(x):
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(row, (list, tuple)) for row in x)
+
+
 def _as_slices(x):
+    if _is_word_lists(x) and not (isinstance(x, tuple) and len(x) == 2 and is_text(list(x[0]))):
+        # Token classification: word lists, ragged.
+        return tf.ragged.constant([list(words) for words in x], dtype=tf.string)
     if isinstance(x, tuple):
         if len(x) != 2 or not (is_text(list(x[0])) and is_text(list(x[1]))):
             raise ValueError(f"`x` as a tuple must be (texts, second texts). Received: {x!r:.200}")
@@ -35,8 +44,17 @@ def _as_slices(x):
     if isinstance(x, dict):
         return {name: np.asarray(value) if name == "choices" else list(value) for name, value in x.items()}
     if not is_text(list(x)):
-        raise ValueError(f"`x` must be a list of texts, a pair of lists, or a multiple-choice dict. Received: {x!r:.200}")
+        raise ValueError(
+            "`x` must be a list of texts, a pair of lists, a multiple-choice dict or a list of word lists. "
+            f"Received: {x!r:.200}"
+        )
     return list(x)
+
+
+def _as_targets(values, word_lists):
+    if word_lists and not isinstance(values, np.ndarray):
+        return tf.ragged.constant([list(row) for row in values], dtype=tf.int32)
+    return np.asarray(values)
 
 
 def _count(slices):
@@ -44,11 +62,16 @@ def _count(slices):
         return len(slices[0])
     if isinstance(slices, dict):
         return len(slices["context"])
+    if isinstance(slices, tf.RaggedTensor):
+        return int(slices.nrows())
     return len(slices)
 
 
-def _packer(preprocessor, is_pair):
+def _packer(preprocessor, is_pair, word_lists):
     def pack(inputs, *targets):
+        if word_lists and targets:
+            # Word labels -> per-piece labels and weights (first pieces).
+            return tuple(preprocessor(inputs, targets[0]))
         features = preprocessor(x=inputs) if is_pair else preprocessor(inputs)
         if isinstance(features, tuple):
             features = features[0]
@@ -72,8 +95,9 @@ def bucketed_dataset(
     padded to the smallest bucket that holds its longest example.
 
     Args:
-        preprocessor: the task's preprocessor (text classifier or multiple
-            choice); its `sequence_length` is the largest padded length.
+        preprocessor: the task's preprocessor (text classifier, multiple
+            choice or token classifier); its `sequence_length` is the
+            largest padded length.
         x: texts, a `(texts, second_texts)` pair, or a multiple-choice dict.
         y: labels, one per example (or None).
         sample_weight: per-example weights (or None).
@@ -94,20 +118,24 @@ def bucketed_dataset(
     buckets = check_buckets(buckets) or ()
     shapes = bucket_lengths(preprocessor.sequence_length, buckets)
     slices = _as_slices(x)
+    word_lists = isinstance(slices, tf.RaggedTensor)
     count = _count(slices)
-    targets = [np.asarray(t) for t in (y, sample_weight) if t is not None]
+    targets = [_as_targets(t, word_lists) for t in (y, sample_weight) if t is not None]
+    if word_lists and sample_weight is not None:
+        raise ValueError("Word lists get their weights from the preprocessor (first pieces); pass no `sample_weight`.")
     if sample_weight is not None and y is None:
         raise ValueError("`sample_weight` needs `y`.")
     for name, values in zip(("y", "sample_weight"), targets):
-        if len(values) != count:
+        if _count(values) != count:
             raise ValueError(f"`{name}` has {len(values)} entries for {count} examples.")
 
     # Each example's bucket, known before training: sizes per bucket fix the
     # number of steps (tf.data cannot count grouped batches itself).
-    pack = _packer(preprocessor, isinstance(slices, tuple))
+    pack = _packer(preprocessor, isinstance(slices, tuple), word_lists)
+    batched = (lambda d: d.ragged_batch(_PACK_CHUNK)) if word_lists else (lambda d: d.batch(_PACK_CHUNK))
     lengths = np.concatenate([
         packed_lengths({"padding_mask": np.asarray(features["padding_mask"])})
-        for (features,) in tf.data.Dataset.from_tensor_slices((slices,)).batch(_PACK_CHUNK).map(
+        for (features,) in batched(tf.data.Dataset.from_tensor_slices((slices,))).map(
             pack, num_parallel_calls=tf.data.AUTOTUNE
         )
     ]) if count else np.zeros([0], int)
@@ -123,7 +151,7 @@ def bucketed_dataset(
         features, *rest = pack(inputs, *rest)
         return features, bucket_index, *rest
 
-    dataset = dataset.batch(_PACK_CHUNK).map(pack_with_bucket, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
+    dataset = batched(dataset).map(pack_with_bucket, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
     shape_table = tf.constant(shapes, tf.int32)
 
     def batch_bucket(bucket_index, window):
@@ -131,6 +159,8 @@ def bucketed_dataset(
 
         def cut(features, _, *rest):
             features = {name: value[..., :length] for name, value in features.items()}
+            # Per-piece labels and weights ([batch, sequence]) are cut too.
+            rest = [value[:, :length] if value.shape.rank == 2 and word_lists else value for value in rest]
             return (features, *rest)
 
         return window.batch(batch_size, drop_remainder=drop_remainder).map(cut)

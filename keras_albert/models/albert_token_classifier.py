@@ -15,13 +15,14 @@ from keras_albert.models.albert_token_classifier_preprocessor import (
 )
 from keras_albert.models.albert_token_classifier_preprocessor import word_label_dataset
 from keras_albert.models.length_buckets import DEFAULT_BUCKETS
+from keras_albert.models.length_buckets import PackedInputsMixin
 from keras_albert.models.length_buckets import check_buckets
 from keras_albert.models.length_buckets import predict_packed
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertTokenClassifier(PresetResolutionMixin, Task):
+class AlbertTokenClassifier(PackedInputsMixin, PresetResolutionMixin, Task):
     """Per-piece logits [batch, sequence, num_classes] on the sequence output.
 
     Trained on the first piece of each word (the preprocessor's
@@ -68,11 +69,16 @@ class AlbertTokenClassifier(PresetResolutionMixin, Task):
         self.dropout = dropout
 
     def compile(self, optimizer="auto", loss="auto", *, metrics="auto", **kwargs):
-        """Defaults: Adam(1e-5), cross-entropy and accuracy over words, XLA with an accelerator."""
+        """Defaults: Adam(1e-5), cross-entropy (mean over words) and accuracy
+        over words, XLA with an accelerator."""
         if optimizer == "auto":
             optimizer = keras.optimizers.Adam(1e-5)
         if loss == "auto":
-            loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+            # Mean over labelled pieces: the same loss whatever the padded
+            # length (length-bucketed batches train as padded ones would).
+            loss = keras.losses.SparseCategoricalCrossentropy(
+                from_logits=True, reduction="mean_with_sample_weight"
+            )
         if metrics == "auto":
             # Weighted by the preprocessor's sample_weight: first pieces only.
             kwargs.setdefault(

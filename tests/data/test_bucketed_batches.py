@@ -82,3 +82,44 @@ def test_fit_and_evaluate_take_the_packed_batches(classifier):
     )
     history = classifier.fit(dataset, epochs=8, verbose=0).history
     assert history["loss"][-1] < 0.8 * history["loss"][0]
+
+
+def test_word_lists_carry_piece_labels_and_weights(sentencepiece_proto, tiny_backbone_config):
+    tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
+    pre = keras_albert.AlbertTokenClassifierPreprocessor(tokenizer, sequence_length=64)
+    words = [text.split() for text in texts_and_labels(30)[0]]
+    labels = [[len(word) % 5 for word in row] for row in words]
+    x, y, w = pre(words, labels)
+    x, y, w = {k: np.asarray(v) for k, v in x.items()}, np.asarray(y), np.asarray(w)
+    expected = sorted(
+        (tuple(ids[:n]), tuple(lab[:n]), tuple(wt[:n]))
+        for ids, lab, wt, n in zip(x["token_ids"], y, w, x["padding_mask"].sum(-1))
+    )
+    dataset = bucketed_dataset(pre, words, labels, batch_size=4, seed=0)
+    batches = list(dataset.as_numpy_iterator())
+    assert len(batches) == int(dataset.cardinality())
+    seen = sorted(
+        (tuple(ids[:n]), tuple(lab[:n]), tuple(wt[:n]))
+        for features, y_, w_ in batches
+        for ids, lab, wt, n in zip(features["token_ids"], y_, w_, features["padding_mask"].sum(-1))
+    )
+    assert seen == expected
+    assert all(f["token_ids"].shape == y_.shape == w_.shape for f, y_, w_ in batches)
+    assert {f["token_ids"].shape[1] for f, _, _ in batches} <= {16, 32, 64}
+    # The tagger's loss is a mean over labelled words, so a bucketed batch
+    # has the loss it has padded to the full length.
+    backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=80, max_sequence_length=64))
+    tagger = keras_albert.AlbertTokenClassifier(backbone, num_classes=5, preprocessor=pre)
+    features, y_, w_ = min(batches, key=lambda b: b[0]["token_ids"].shape[1])
+    assert features["token_ids"].shape[1] < 64
+
+    def padded(value):
+        return np.pad(value, [(0, 0), (0, 64 - value.shape[1])])
+
+    short = keras.Model.test_on_batch(tagger, features, y_, w_, return_dict=True)
+    full = keras.Model.test_on_batch(
+        tagger, {k: padded(v) for k, v in features.items()}, padded(y_), padded(w_), return_dict=True
+    )
+    np.testing.assert_allclose(short["loss"], full["loss"], atol=1e-5)
+    history = tagger.fit(dataset, epochs=1, verbose=0).history
+    assert np.isfinite(history["loss"][0])
