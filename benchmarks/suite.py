@@ -211,7 +211,7 @@ def training_throughput(args, table, ours, theirs):
     theirs_time = seconds(lambda: theirs.fit(texts, labels, batch_size=args.batch, epochs=1, verbose=0))
     ours_rate, theirs_rate = len(texts) / ours_time, len(texts) / theirs_time
     print(f"(b) {len(texts)} texts: {steps} bucketed batches (up to {args.batch}) for ours, "
-          f"{-(-len(texts) // args.batch)} batches of {args.length} for keras-hub", flush=True)
+          f"{-(-len(texts) // args.batch)} batches padded to {args.length} for keras-hub", flush=True)
     table.add("(b) training fit vs keras-hub fit", ours_rate, theirs_rate, "examples/s", ours_rate / theirs_rate)
 
 
