@@ -6,7 +6,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from conftest import synthetic_sentences
+from tests.conftest import synthetic_sentences
 from keras_albert.data.documents import read_documents
 from keras_albert.data.documents import split_documents
 from keras_albert.data.ngram_masking import CLS_ID

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from conftest import synthetic_sentences
+from tests.conftest import synthetic_sentences
 from keras_albert.data.ngram_masking import CLS_ID
 from keras_albert.data.ngram_masking import MASK_ID
 from keras_albert.data.ngram_masking import SEP_ID

@@ -5,7 +5,7 @@ from keras_albert.data.sentencepiece_training import train_sentencepiece
 
 
 def test_albert_ids_and_normalised_pieces():
-    from conftest import synthetic_sentences
+    from tests.conftest import synthetic_sentences
 
     proto = train_sentencepiece(synthetic_sentences(500), vocabulary_size=60)
     processor = sentencepiece.SentencePieceProcessor(model_proto=proto)
