@@ -30,6 +30,8 @@ from keras_albert.export.tflite_export import check_output_file
 from keras_albert.export.tflite_export import check_quantize
 from keras_albert.export.tflite_export import check_sequence_length
 from keras_albert.export.tflite_export import compare_outputs
+from keras_albert.export.tflite_export import converter_for
+from keras_albert.export.tflite_export import set_quantization
 from keras_albert.export.tflite_export import write_atomically
 from keras_albert.models.preprocessor_inputs import padded_to
 
@@ -201,36 +203,19 @@ def convert_raw_string(
     task, sequence_length, quantize="none", pair=False, batch_size=1, representative_texts=None
 ):
     """TFLite flatbuffer bytes for `task` with string inputs (not yet checked)."""
-    holder = tf.Module()
-    # The converter must see the variables' owner, or weights stay unset.
-    holder.variables_ = [v.value if hasattr(v, "value") else v for v in task.variables]
-    holder.serve = _serving_function(task, sequence_length, pair, batch_size)
-    converter = tf.lite.TFLiteConverter.from_concrete_functions(
-        [holder.serve.get_concrete_function()], holder
-    )
-    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
+    converter = converter_for(task, _serving_function(task, sequence_length, pair, batch_size))
     converter.allow_custom_ops = True
-    if quantize == "float16":
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
-        converter.target_spec.supported_types = [tf.float16]
-    elif quantize == "dynamic":
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
-    elif quantize == "int8":
+    representative = None
+    if quantize == "int8":
         if not representative_texts:
             raise ValueError("Full int8 needs `representative_texts` to calibrate on.")
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
-        converter.representative_dataset = _representative_dataset(
-            list(representative_texts), pair, batch_size
-        )
-        converter.target_spec.supported_ops = [
-            tf.lite.OpsSet.TFLITE_BUILTINS_INT8,
-            tf.lite.OpsSet.TFLITE_BUILTINS,
-        ]
+        representative = _representative_dataset(list(representative_texts), pair, batch_size)
         # Calibration runs the graph, tokenizer op included, in its own
         # interpreter; this (private, but the only) hook gives it the kernels.
         converter.target_spec._experimental_custom_op_registerers = list(
             tf_text.tflite_registrar.SELECT_TFTEXT_OPS
         )
+    set_quantization(converter, quantize, representative)
     return converter.convert()
 
 

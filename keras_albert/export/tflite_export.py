@@ -75,37 +75,49 @@ def _logits_function(task, sequence_length):
     return logits
 
 
-def convert(task, sequence_length, quantize="none", representative_features=None):
-    """TFLite flatbuffer bytes for `task` (not yet checked)."""
+def converter_for(task, function):
+    """A builtins-only TFLite converter for `function`, a `tf.function` of
+    `task`, given the variables' owner (without it, weights stay unset)."""
     holder = tf.Module()
-    # The converter must see the variables' owner, or weights stay unset.
     holder.variables_ = [v.value if hasattr(v, "value") else v for v in task.variables]
-    holder.logits = _logits_function(task, sequence_length)
+    holder.function = function
     converter = tf.lite.TFLiteConverter.from_concrete_functions(
-        [holder.logits.get_concrete_function()], holder
+        [holder.function.get_concrete_function()], holder
     )
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
+    return converter
+
+
+def set_quantization(converter, quantize, representative_dataset=None):
+    """Configures `converter` for one of `QUANTIZATIONS`; full int8 needs a
+    `representative_dataset` (a callable yielding input dicts)."""
+    if quantize == "none":
+        return
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
     if quantize == "float16":
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.target_spec.supported_types = [tf.float16]
-    elif quantize == "dynamic":
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
     elif quantize == "int8":
-        if representative_features is None:
+        if representative_dataset is None:
             raise ValueError("Full int8 needs representative texts to calibrate on.")
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
-
-        def representative():
-            count = len(representative_features["token_ids"])
-            for i in range(count):
-                yield {name: representative_features[name][i : i + 1] for name in INPUT_NAMES}
-
-        converter.representative_dataset = representative
+        converter.representative_dataset = representative_dataset
         # Integer kernels everywhere they exist; float only where none does.
         converter.target_spec.supported_ops = [
             tf.lite.OpsSet.TFLITE_BUILTINS_INT8,
             tf.lite.OpsSet.TFLITE_BUILTINS,
         ]
+
+
+def convert(task, sequence_length, quantize="none", representative_features=None):
+    """TFLite flatbuffer bytes for `task` (not yet checked)."""
+    converter = converter_for(task, _logits_function(task, sequence_length))
+    representative = None
+    if representative_features is not None:
+        def representative():
+            count = len(representative_features["token_ids"])
+            for i in range(count):
+                yield {name: representative_features[name][i : i + 1] for name in INPUT_NAMES}
+
+    set_quantization(converter, quantize, representative)
     return converter.convert()
 
 
