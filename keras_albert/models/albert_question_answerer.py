@@ -6,6 +6,7 @@ from keras_hub.models import Task
 
 from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.input_validation import TokenFeatureChecksMixin
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.albert_question_answerer_preprocessor import (
     AlbertQuestionAnswererPreprocessor,
@@ -18,7 +19,7 @@ from keras_albert.models.question_answering_spans import best_answers
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertQuestionAnswerer(PresetResolutionMixin, Task):
+class AlbertQuestionAnswerer(TokenFeatureChecksMixin, PresetResolutionMixin, Task):
     """Start and end logits for every position of every window.
 
     Outputs `{"start_logits", "end_logits"}`, each [batch, sequence]; train

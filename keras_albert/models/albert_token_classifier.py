@@ -9,6 +9,7 @@ from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.layers.validation import check_positive_int
 from keras_albert.layers.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.input_validation import TokenFeatureChecksMixin
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.albert_token_classifier_preprocessor import (
     AlbertTokenClassifierPreprocessor,
@@ -22,7 +23,7 @@ from keras_albert.models.preset_resolution import PresetResolutionMixin
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertTokenClassifier(PackedInputsMixin, PresetResolutionMixin, Task):
+class AlbertTokenClassifier(TokenFeatureChecksMixin, PackedInputsMixin, PresetResolutionMixin, Task):
     """Per-piece logits [batch, sequence, num_classes] on the sequence output.
 
     Trained on the first piece of each word (the preprocessor's

@@ -143,3 +143,24 @@ def check_same_count(x, y):
             f"`x` holds {count_x} examples but `y` holds {count_y} labels; "
             "they must match one to one."
         )
+
+
+class TokenFeatureChecksMixin:
+    """Checks in-memory token features before `fit` / `predict`.
+
+    The embedding lookup would otherwise accept ids past the vocabulary
+    (and float ids) without a word: a task taking packed features gets a
+    clear error first.
+    """
+
+    def _check_token_features(self, x):
+        if isinstance(x, dict) and "token_ids" in x:
+            check_token_features(x, self.backbone)
+
+    def fit(self, x=None, *args, **kwargs):
+        self._check_token_features(x)
+        return super().fit(x, *args, **kwargs)
+
+    def predict(self, x=None, *args, **kwargs):
+        self._check_token_features(x)
+        return super().predict(x, *args, **kwargs)

@@ -44,6 +44,22 @@ def test_predict_refuses_bad_features(feature_classifier, x, needles):
     assert_names(error, *needles)
 
 
+PER_POSITION_TASKS = {
+    "question_answerer": lambda: keras_albert.AlbertQuestionAnswerer(tiny_backbone()),
+    "token_classifier": lambda: keras_albert.AlbertTokenClassifier(tiny_backbone(), num_classes=3),
+}
+
+
+@pytest.mark.entry_point("task.predict")
+@pytest.mark.parametrize("task_name", sorted(PER_POSITION_TASKS))
+@pytest.mark.parametrize("x, needles", [case[1:] for case in BAD_FEATURES[:4]], ids=[case[0] for case in BAD_FEATURES[:4]])
+def test_per_position_tasks_refuse_bad_features(task_name, x, needles):
+    task = PER_POSITION_TASKS[task_name]()
+    with pytest.raises(ValueError) as error:
+        task.predict(x, verbose=0)
+    assert_names(error, *needles)
+
+
 def test_predict_on_good_features_after_bad_ones(feature_classifier):
     # A refused call leaves nothing behind that breaks the next one.
     assert feature_classifier.predict(features(), verbose=0).shape == (2, 3)
