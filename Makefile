@@ -20,7 +20,7 @@ demo: $(STAMP)
 	$(VENV)/bin/python examples/quickstart.py --output saved_models/quickstart
 
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest tests -q -p no:cacheprovider
+	$(VENV)/bin/python -m pytest tests -q -p no:cacheprovider -n 2
 
 clean:
 	rm -rf $(VENV) saved_models/quickstart
