@@ -21,6 +21,7 @@ import time
 
 import keras
 
+from keras_albert.cli.flag_types import boolean_flag
 from keras_albert.cli.pretraining_pipeline import expand_corpus
 from keras_albert.distill.distillation_data import distillation_dataset
 from keras_albert.distill.distillation_data import write_distillation_records
@@ -68,7 +69,7 @@ def add_arguments(parser):
     add("--log_every", type=int, default=100, help="steps between progress lines")
     add("--data_dir", default=None,
         help="where the TFRecords are written or reused (default OUTPUT/data)")
-    add("--jit_compile", type=_bool, default=True, help="XLA (faster on CPU too)")
+    add("--jit_compile", type=boolean_flag, default=True, help="XLA (faster on CPU too)")
     add("--strategy", choices=STRATEGY_NAMES, default="auto")
     add("--seed", type=int, default=0)
 
@@ -101,15 +102,6 @@ def _check(args):
         except ValueError:
             raise ValueError(f"`--layer_map` keys must be integers. Received: {args.layer_map!r}")
     return output, layer_map
-
-
-def _bool(text):
-    lowered = text.lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(f"expected true or false, got {text!r}")
 
 
 class _Progress(keras.callbacks.Callback):

@@ -8,6 +8,7 @@ command again after an interruption to continue exactly where it stopped.
 
 import dataclasses
 
+from keras_albert.cli.flag_types import boolean_flag
 from keras_albert.cli.pretraining_pipeline import PretrainingSettings
 from keras_albert.cli.pretraining_pipeline import expand_corpus
 from keras_albert.cli.pretraining_pipeline import run_pretraining
@@ -15,15 +16,6 @@ from keras_albert.training.strategy import PRECISION_POLICIES
 from keras_albert.training.strategy import STRATEGY_NAMES
 
 HELP = "pretrain ALBERT on a text corpus and write a preset"
-
-
-def _bool(text):
-    lowered = text.lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(f"expected true or false, got {text!r}")
 
 
 def add_arguments(parser):
@@ -49,7 +41,7 @@ def add_arguments(parser):
     add("--dupe_factor", type=int, default=defaults.dupe_factor)
     add("--sentence_task", choices=("sop", "nsp", "none"), default=defaults.sentence_task)
     add("--num_shards", type=int, default=defaults.num_shards)
-    add("--dynamic_masking", type=_bool, default=defaults.dynamic_masking,
+    add("--dynamic_masking", type=boolean_flag, default=defaults.dynamic_masking,
         help="draw new masks for every batch in the input pipeline")
     add("--shuffle_buffer_size", type=int, default=defaults.shuffle_buffer_size,
         help="training records held for shuffling; cover the data if it fits in memory")
@@ -65,7 +57,7 @@ def add_arguments(parser):
     add("--strategy", choices=STRATEGY_NAMES, default=defaults.strategy)
     add("--tpu", default=None, help="TPU name or grpc:// address")
     add("--precision", choices=PRECISION_POLICIES, default=defaults.precision)
-    add("--jit_compile", type=_bool, default=defaults.jit_compile)
+    add("--jit_compile", type=boolean_flag, default=defaults.jit_compile)
     add("--seed", type=int, default=defaults.seed)
 
 
