@@ -96,26 +96,16 @@ class AlbertSelfAttention(keras.layers.Layer):
             layer.build(hidden_states_shape)
         self.built = True
 
-    def _project_qkv(self, hidden_states):
-        # One GEMM instead of three: the weights stay separate (so they map
-        # one to one onto checkpoints) and are concatenated per call, which
-        # costs a copy of H x 3H against a [tokens, H] x [H, 3H] product.
-        kernel = ops.concatenate(
-            [self.query.kernel, self.key.kernel, self.value.kernel], axis=-1
-        )
-        bias = ops.concatenate(
-            [self.query.bias, self.key.bias, self.value.bias], axis=-1
-        )
-        qkv = ops.matmul(hidden_states, ops.cast(kernel, self.compute_dtype))
-        qkv = qkv + ops.cast(bias, self.compute_dtype)
-        return ops.split(qkv, 3, axis=-1)
-
     def call(self, hidden_states, padding_mask=None, training=False):
         shape = ops.shape(hidden_states)
         batch, length = shape[0], shape[1]
         heads_shape = (batch, length, self.num_heads, self.head_dim)
+        # Three GEMMs, not one over concatenated kernels: under XLA the
+        # per-call concatenation and split cost more than they save
+        # (benchmarks/suite.py row (c): 0.98x -> 1.04x keras-hub).
         query, key, value = (
-            ops.reshape(t, heads_shape) for t in self._project_qkv(hidden_states)
+            ops.reshape(projection(hidden_states), heads_shape)
+            for projection in (self.query, self.key, self.value)
         )
 
         query = query * ops.cast(1.0 / math.sqrt(self.head_dim), query.dtype)
