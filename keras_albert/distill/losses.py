@@ -70,10 +70,16 @@ def soft_mlm_loss(student_logits, teacher_logits, weights, temperature=1.0):
     only by the teacher's entropy (a constant), so the gradients are the
     same, and it is zero when the student matches.
     """
+    kl = tempered_kl(student_logits, teacher_logits, temperature)
+    return _masked_token_mean(kl, weights) * (temperature**2)
+
+
+def tempered_kl(student_logits, teacher_logits, temperature=1.0):
+    """KL(teacher || student) of softmax(logits / temperature) over the last
+    axis, one value per row (not scaled by temperature^2)."""
     student_log = ops.log_softmax(ops.cast(student_logits, "float32") / temperature, axis=-1)
     teacher_log = ops.log_softmax(ops.cast(teacher_logits, "float32") / temperature, axis=-1)
-    kl = ops.sum(ops.exp(teacher_log) * (teacher_log - student_log), axis=-1)
-    return _masked_token_mean(kl, weights) * (temperature**2)
+    return ops.sum(ops.exp(teacher_log) * (teacher_log - student_log), axis=-1)
 
 
 def hard_mlm_loss(student_logits, labels, weights):
