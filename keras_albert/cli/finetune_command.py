@@ -9,6 +9,16 @@ JSON) and token_classification (CoNLL). Each epoch is scored on --eval;
 the best epoch's weights are kept. OUTPUT gets metrics.json (every epoch,
 the best one), curves.png (loss and metric per epoch), preset/ (the best
 model) and serving/ (a SavedModel that takes raw strings).
+
+With --teacher (classification), the model learns a fine-tuned teacher's
+predictions as well as the labels (`keras_albert.distill.
+TaskDistillationLoss`); --transfer_texts adds unlabelled texts that only
+the teacher labels:
+
+  python -m keras_albert finetune --preset=albert_tiny_en_student \
+      --task=classification --train=train.tsv --eval=dev.tsv \
+      --teacher=runs/teacher/preset --transfer_texts=unlabelled.txt \
+      --output=runs/student
 """
 
 import json
@@ -16,11 +26,17 @@ import pathlib
 import sys
 
 import keras
+import numpy as np
 
 from keras_albert.cli.finetuning_tasks import TASKS
 from keras_albert.cli.finetuning_tasks import make_task
 from keras_albert.cli.training_curves import plot_training_curves
+from keras_albert.distill.task_distillation import UNLABELLED
+from keras_albert.distill.task_distillation import TaskDistillationLoss
+from keras_albert.distill.task_distillation import distillation_targets
+from keras_albert.distill.task_distillation import teacher_logits
 from keras_albert.export.serving_saved_model import export_serving_saved_model
+from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.models.atomic_directory import atomic_directory
 from keras_albert.training.schedules import WarmupLinearDecay
 from keras_albert.training.strategy import STRATEGY_NAMES
@@ -50,6 +66,15 @@ def add_arguments(parser):
     add("--warmup_fraction", type=float, default=0.1)
     add("--strategy", choices=STRATEGY_NAMES, default="auto")
     add("--seed", type=int, default=0)
+    distill = parser.add_argument_group(
+        "task distillation (classification): learn a fine-tuned teacher's predictions")
+    distill.add_argument("--teacher", default=None,
+                         help="a classifier preset fine-tuned on the same labels (same order: finetune sorts them)")
+    distill.add_argument("--transfer_texts", default=None,
+                         help="unlabelled in-domain texts, one per line, that the teacher labels")
+    distill.add_argument("--distill_temperature", type=float, default=2.0)
+    distill.add_argument("--distill_alpha", type=float, default=0.5,
+                         help="weight of the teacher's soft targets on labelled examples")
 
 
 def _check(args):
@@ -64,19 +89,28 @@ def _check(args):
         raise ValueError(f"`--tfds` reads text classification data; --task={args.task!r} cannot use it.")
     if output.exists() and not output.is_dir():
         raise ValueError(f"`--output` {str(output)!r} exists and is a file.")
+    if args.teacher and args.task != "classification":
+        raise ValueError(f"`--teacher` distils classifiers only; received --task={args.task!r}.")
+    if args.transfer_texts and not args.teacher:
+        raise ValueError("`--transfer_texts` needs `--teacher` (the teacher labels them).")
+    if args.transfer_texts and not pathlib.Path(args.transfer_texts).is_file():
+        raise FileNotFoundError(f"`--transfer_texts` does not exist: {args.transfer_texts!r}")
     for name in ("train", "eval"):
         if not args.tfds and not pathlib.Path(getattr(args, name)).exists():
             raise FileNotFoundError(f"`--{name}` does not exist: {getattr(args, name)!r}")
     return output
 
 
-def _compile(model, args, steps):
+def _compile(model, args, steps, loss="auto"):
     schedule = WarmupLinearDecay(
         peak_learning_rate=args.learning_rate,
         warmup_steps=max(1, int(args.warmup_fraction * steps)),
         total_steps=steps,
     )
-    model.compile(optimizer=keras.optimizers.AdamW(schedule, weight_decay=0.01))
+    # Distillation targets are not class ids: no default accuracy metric
+    # then (each epoch is scored on --eval anyway).
+    metrics = "auto" if loss == "auto" else []
+    model.compile(optimizer=keras.optimizers.AdamW(schedule, weight_decay=0.01), loss=loss, metrics=metrics)
 
 
 def _steps_per_epoch(fit_arguments):
@@ -87,6 +121,27 @@ def _steps_per_epoch(fit_arguments):
         return int(x.cardinality().numpy())
     first = x[0] if isinstance(x, tuple) else next(iter(x.values())) if isinstance(x, dict) else x
     return -(-len(first) // fit_arguments["batch_size"])
+
+
+def with_teacher_targets(args, task, train):
+    """`(x, targets)` with the teacher's logits (plus unlabelled transfer
+    texts) and the distillation loss that reads them."""
+    loss = TaskDistillationLoss(args.distill_temperature, args.distill_alpha)
+    teacher = AlbertClassifier.from_preset(args.teacher)
+    if teacher.num_classes != len(task.label_set):
+        raise ValueError(
+            f"`--teacher` predicts {teacher.num_classes} classes; the training file has "
+            f"{len(task.label_set)} labels {list(task.label_set)}."
+        )
+    x, y = train
+    if args.transfer_texts:
+        if isinstance(x, tuple):
+            raise ValueError("`--transfer_texts` holds single texts; this task has text pairs.")
+        extra = [line for line in pathlib.Path(args.transfer_texts).read_text("utf-8").splitlines() if line.strip()]
+        print(f"Teacher labels {len(extra)} transfer texts", flush=True)
+        x = list(x) + extra
+        y = np.concatenate([y, np.full(len(extra), UNLABELLED, y.dtype)])
+    return (x, distillation_targets(teacher_logits(teacher, x), y)), loss
 
 
 def run(args):
@@ -100,8 +155,13 @@ def run(args):
     strategy = resolve_strategy(args.strategy)
     with strategy.scope():
         model = task.build(args.preset)
-        fit_arguments = task.fit_arguments(model, train)
-        _compile(model, args, args.epochs * _steps_per_epoch(fit_arguments))
+        loss = "auto"
+        if args.teacher:
+            train_targets, loss = with_teacher_targets(args, task, train)
+            fit_arguments = task.fit_arguments(model, train_targets)
+        else:
+            fit_arguments = task.fit_arguments(model, train)
+        _compile(model, args, args.epochs * _steps_per_epoch(fit_arguments), loss)
     primary = task.metrics[0]
     history, best = [], None
     best_weights = output / "best.weights.h5"

@@ -104,3 +104,49 @@ def test_tfds_dataset_by_split_names(preset, tmp_path):
     with tfds.testing.mock_data(num_examples=16):
         _, metrics = run(preset, tmp_path, "classification", "train", "validation", "--tfds=glue/sst2", "--text_columns", "sentence")
     assert metrics["labels"] == ["negative", "positive"]
+
+
+def biased_teacher(preset, path, num_classes, favourite):
+    """A classifier preset that always predicts class `favourite`."""
+    teacher = keras_albert.AlbertClassifier.from_preset(preset, num_classes=num_classes)
+    kernel, bias = teacher.output_dense.get_weights()
+    bias[:] = -10.0
+    bias[favourite] = 10.0
+    teacher.output_dense.set_weights([np.zeros_like(kernel), bias])
+    teacher.save_to_preset(str(path))
+    return str(path)
+
+
+def test_classification_distilled_from_a_teacher(preset, tmp_path):
+    rows = ["text\tlabel"] + [f"the {animal}\t{label}" for animal, label in [("cat", "pet"), ("fish", "wild")] * 20]
+    (tmp_path / "train.tsv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "transfer.txt").write_text("a cat\n\na fish\nthe dog\n")
+    teacher = biased_teacher(preset, tmp_path / "teacher", 2, favourite=1)
+    # alpha=1: labelled rows learn the teacher's predictions only, so the
+    # student follows the teacher ("wild" for everything) over the labels.
+    _, metrics = run(
+        preset, tmp_path, "classification", tmp_path / "train.tsv", tmp_path / "train.tsv",
+        f"--teacher={teacher}", f"--transfer_texts={tmp_path / 'transfer.txt'}",
+        "--distill_alpha=1.0", "--distill_temperature=1.0",
+    )
+    assert metrics["best"]["accuracy"] == pytest.approx(0.5)
+
+
+def test_bad_distillation_arguments_exit_2(preset, tmp_path, capsys):
+    (tmp_path / "train.tsv").write_text("text\tlabel\na cat\tx\na dog\ty\n")
+    (tmp_path / "scores.csv").write_text("text,label\na cat,1.0\n")
+    three_classes = biased_teacher(preset, tmp_path / "teacher3", 3, favourite=0)
+    base = [f"--preset={preset}", f"--output={tmp_path / 'out'}"]
+    train = [f"--train={tmp_path / 'train.tsv'}", f"--eval={tmp_path / 'train.tsv'}"]
+    cases = [
+        (["--task=classification", *train, f"--teacher={three_classes}"], "predicts 3 classes"),
+        (["--task=regression", f"--train={tmp_path / 'scores.csv'}", f"--eval={tmp_path / 'scores.csv'}",
+          f"--teacher={three_classes}"], "distils classifiers only"),
+        (["--task=classification", *train, f"--transfer_texts={tmp_path / 'train.tsv'}"], "needs `--teacher`"),
+        (["--task=classification", *train, f"--teacher={three_classes}",
+          f"--transfer_texts={tmp_path / 'nothing.txt'}"], "`--transfer_texts` does not exist"),
+        (["--task=classification", *train, f"--teacher={three_classes}", "--distill_alpha=2"], "alpha"),
+    ]
+    for arguments, message in cases:
+        assert main(["finetune", *base, *arguments]) == 2, message
+        assert message in capsys.readouterr().err
