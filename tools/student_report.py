@@ -1,10 +1,23 @@
 """Teacher vs distilled student vs the same student without distillation.
 
-In one run: fine-tunes each model on WordNet noun supersenses exactly as
-examples/quickstart.py does (its data split and training function), exports
-each fine-tuned classifier to float32 and dynamic-range int8 TFLite with
-`keras_albert.export.tflite_export.export_tflite`, and prints parameters,
-TFLite sizes, single-text TFLite latency and held-out accuracy.
+In one run: fine-tunes the teacher on WordNet noun supersenses exactly as
+examples/quickstart.py does (its data split and training function), then
+trains three students with the same schedule (--student_epochs,
+--student_learning_rate) on the same labelled glosses:
+
+- "student, task-distilled": the general-distilled student (--distilled)
+  learns the fine-tuned teacher's predictions
+  (`keras_albert.distill.distill_classifier`) on the labelled glosses and
+  on every other gloss of the training split, which only the teacher
+  labels (a transfer set; the held-out split is never used);
+- "student, general-distilled": the same backbone fine-tuned on the labels;
+- "student without distillation": the same architecture pretrained without
+  a teacher (--plain), fine-tuned on the labels.
+
+Each classifier is saved as a preset, exported to float32 and dynamic-range
+int8 TFLite with `keras_albert.export.tflite_export.export_tflite`, and the
+report prints parameters, TFLite sizes, single-text TFLite latency and
+held-out accuracy.
 
 Latency: one text padded to --sequence_length, one interpreter thread,
 median over rounds that alternate between the models (so background load
@@ -30,6 +43,8 @@ import numpy as np  # noqa: E402
 
 import keras_albert  # noqa: E402
 from keras_albert import datasets  # noqa: E402
+from keras_albert.distill.task_distillation import UNLABELLED  # noqa: E402
+from keras_albert.distill.task_distillation import distill_classifier  # noqa: E402
 from keras_albert.export import tflite_export  # noqa: E402
 from keras_albert.export.tflite_export import export_tflite  # noqa: E402
 from keras_albert.export.tflite_export import run_tflite  # noqa: E402
@@ -67,6 +82,19 @@ def single_text_latency(paths, features, rounds, calls):
     return {name: float(np.median(values)) for name, values in timings.items()}
 
 
+def transfer_set(data):
+    """Every noun gloss of the training split; -1 marks the ones outside the
+    labelled sample (only the teacher labels them)."""
+    texts, _ = datasets.load_supersense("train", pos="n")
+    labelled = dict(zip(data[0], data[1]))
+    return texts, np.asarray([labelled.get(text, UNLABELLED) for text in texts])
+
+
+def held_out_accuracy(classifier, data):
+    logits = classifier.predict(data[2], batch_size=256, verbose=0)
+    return float((logits.argmax(-1) == data[3]).mean())
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--teacher", default="albert_tiny_en")
@@ -81,6 +109,10 @@ def main():
     parser.add_argument("--sequence_length", type=int, default=32)
     parser.add_argument("--latency_rounds", type=int, default=15)
     parser.add_argument("--latency_calls", type=int, default=50)
+    parser.add_argument("--student_epochs", type=int, default=4)
+    parser.add_argument("--student_learning_rate", type=float, default=1e-3)
+    parser.add_argument("--distill_temperature", type=float, default=2.0)
+    parser.add_argument("--distill_alpha", type=float, default=0.5)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     output = pathlib.Path(args.output)
@@ -89,24 +121,44 @@ def main():
     started = time.time()
     labels = datasets.supersense_labels(pos="n")
     data = qs.supersense_data(args.train_examples, args.seed)
-    models = {"teacher": args.teacher, "distilled student": args.distilled,
-              "student without distillation": args.plain}
-    rows, tflite_paths, features = {}, {}, None
-    for name, preset in models.items():
-        qs.log(f"{name}: fine-tuning {preset} on {len(data[0])} glosses, {args.epochs} epochs")
+    student_args = argparse.Namespace(epochs=args.student_epochs, batch_size=args.batch_size,
+                                      learning_rate=args.student_learning_rate)
+    models = [("teacher", args.teacher, "labels"),
+              ("student, task-distilled", args.distilled, "teacher"),
+              ("student, general-distilled", args.distilled, "labels"),
+              ("student without distillation", args.plain, "labels")]
+    rows, tflite_paths, features, teacher = {}, {}, None, None
+    for name, preset, method in models:
         keras.utils.set_random_seed(args.seed)
         preprocessor = keras_albert.AlbertTextClassifierPreprocessor.from_preset(
             preset, sequence_length=args.sequence_length)
         backbone = keras_albert.AlbertBackbone.from_preset(preset)
         classifier = qs.classifier_from(backbone, preprocessor, len(labels))
         fit_started = time.time()
-        accuracy = qs.train_and_evaluate(classifier, data, args)
-        row = {"preset": str(preset), "backbone_parameters": backbone.count_params(),
+        if method == "teacher":
+            transfer = transfer_set(data)
+            qs.log(f"{name}: {preset} learns the teacher on {len(transfer[0])} glosses "
+                   f"({int((transfer[1] >= 0).sum())} labelled), {args.student_epochs} epochs")
+            distill_classifier(classifier, teacher, transfer[0], transfer[1],
+                               epochs=args.student_epochs, batch_size=args.batch_size,
+                               learning_rate=args.student_learning_rate,
+                               temperature=args.distill_temperature, alpha=args.distill_alpha,
+                               validation_data=(data[2], data[3]), seed=args.seed, verbose=2)
+            accuracy = held_out_accuracy(classifier, data)
+        else:
+            schedule = args if name == "teacher" else student_args
+            qs.log(f"{name}: fine-tuning {preset} on {len(data[0])} glosses, {schedule.epochs} epochs")
+            accuracy = qs.train_and_evaluate(classifier, data, schedule)
+        if name == "teacher":
+            teacher = classifier
+        row = {"preset": str(preset), "training": method,
+               "backbone_parameters": backbone.count_params(),
                "classifier_parameters": classifier.count_params(),
                "accuracy": round(accuracy, 4),
-               "fine_tuning_seconds": round(time.time() - fit_started, 1)}
+               "training_seconds": round(time.time() - fit_started, 1)}
         qs.log(f"    accuracy {accuracy:.4f}")
-        slug = name.replace(" ", "_")
+        slug = name.replace(",", "").replace(" ", "_")
+        classifier.save_to_preset(str(output / slug / "preset"))
         test_features = token_features(classifier, data[2], args.sequence_length)
         for quantize, label in (("none", "float32"), ("dynamic", "int8")):
             path = output / f"{slug}_{label}.tflite"
@@ -139,19 +191,24 @@ def main():
         name, label = key.split("|")
         rows[name][f"latency_{label}_ms"] = round(seconds * 1000, 3)
 
-    teacher = rows["teacher"]
+    teacher_row = rows["teacher"]
     for name, row in rows.items():
         row["parameter_ratio_vs_teacher"] = round(
-            teacher["backbone_parameters"] / row["backbone_parameters"], 2)
+            teacher_row["backbone_parameters"] / row["backbone_parameters"], 2)
+        row["accuracy_points_vs_teacher"] = round(100 * (row["accuracy"] - teacher_row["accuracy"]), 2)
         for label in ("float32", "int8"):
             row[f"speedup_{label}_vs_teacher"] = round(
-                teacher[f"latency_{label}_ms"] / row[f"latency_{label}_ms"], 2)
+                teacher_row[f"latency_{label}_ms"] / row[f"latency_{label}_ms"], 2)
     report = {
         "task": "WordNet noun supersense (26 classes), validation split",
         "fine_tuning": {"train_examples": len(data[0]), "test_examples": len(data[2]),
                         "epochs": args.epochs, "batch_size": args.batch_size,
                         "learning_rate": args.learning_rate,
-                        "sequence_length": args.sequence_length},
+                        "sequence_length": args.sequence_length,
+                        "student_epochs": args.student_epochs,
+                        "student_learning_rate": args.student_learning_rate,
+                        "distill_temperature": args.distill_temperature,
+                        "distill_alpha": args.distill_alpha},
         "latency": {"threads": 1, "rounds": args.latency_rounds, "calls": args.latency_calls,
                     "sequence_length": args.sequence_length},
         "models": rows,

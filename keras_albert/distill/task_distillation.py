@@ -174,6 +174,12 @@ def distill_classifier(
     _check_positive("learning_rate", learning_rate)
     loss = TaskDistillationLoss(temperature, alpha)
     texts = list(texts)
+    if not texts or not all(isinstance(text, str) for text in texts):
+        raise ValueError(
+            "`texts` must be a non-empty list of strings (single texts; for "
+            "pairs, build targets with `distillation_targets` and use "
+            "`TaskDistillationLoss` directly)."
+        )
     targets = distillation_targets(teacher_logits(teacher, texts), labels)
     dataset = bucketed_dataset(student.preprocessor, texts, targets, batch_size=batch_size, seed=seed)
     steps = epochs * int(dataset.cardinality())

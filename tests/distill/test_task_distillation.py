@@ -149,5 +149,9 @@ def test_bad_models_and_settings_are_explained(classifiers):
         distill_classifier(classifiers(1), teacher.backbone, texts)
     with pytest.raises(ValueError, match="epochs"):
         distill_classifier(classifiers(1), teacher, texts, epochs=0)
+    with pytest.raises(ValueError, match="`texts` must be a non-empty list of strings"):
+        distill_classifier(classifiers(1), teacher, (texts, texts))
+    with pytest.raises(ValueError, match="`texts` must be a non-empty list of strings"):
+        distill_classifier(classifiers(1), teacher, [])
     with pytest.raises(ValueError, match="`labels` must be 4 integer class ids"):
         distill_classifier(classifiers(1), teacher, texts, labels=[0, 1])
