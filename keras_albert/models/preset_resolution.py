@@ -13,6 +13,8 @@ import pathlib
 import socket
 import threading
 
+import keras
+
 from keras.src.saving.serialization_lib import SafeModeScope
 
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
@@ -198,6 +200,11 @@ def check_preset_destination(preset_dir):
     return os.fspath(preset_dir)
 
 
+def _check_weights_filename(filepath):
+    if not str(filepath).endswith(".weights.h5"):
+        raise ValueError(f"The filename must end in `.weights.h5`. Received: filepath={filepath}")
+
+
 class PresetResolutionMixin:
     """Gives keras-hub classes our preset names, aliases and errors, loads
     presets in Keras's safe mode and saves them atomically."""
@@ -223,6 +230,28 @@ class PresetResolutionMixin:
                     "file is damaged; re-create the preset with "
                     "`save_to_preset` or `python -m keras_albert convert`."
                 ) from error
+
+    def save_task_weights(self, filepath):
+        """keras-hub's `save_task_weights` without the optimizer's state.
+
+        A preset is a model to load, not a training checkpoint: Adam's
+        moments would double its size and make every load warn that they
+        were skipped.
+        """
+        _check_weights_filename(filepath)
+        keras.saving.save_weights(self, filepath, objects_to_skip=self._not_task_state())
+
+    def load_task_weights(self, filepath):
+        """keras-hub's `load_task_weights`; optimizer state in older presets
+        is ignored."""
+        _check_weights_filename(filepath)
+        keras.saving.load_weights(self, filepath, objects_to_skip=self._not_task_state())
+
+    def _not_task_state(self):
+        skip = list(self.backbone._flatten_layers())
+        if getattr(self, "optimizer", None) is not None:
+            skip.append(self.optimizer)
+        return skip
 
     def save_to_preset(self, preset_dir, *args, **kwargs):
         """keras-hub's `save_to_preset`, written whole or not at all.
