@@ -9,6 +9,8 @@ from keras_albert.distill.losses import attention_transfer_loss
 from keras_albert.distill.losses import feature_map_loss
 from keras_albert.distill.losses import hard_mlm_loss
 from keras_albert.distill.losses import soft_mlm_loss
+from keras_albert.layers.validation import check_fraction
+from keras_albert.layers.validation import check_positive_number
 
 BACKBONE_INPUTS = ("token_ids", "segment_ids", "padding_mask")
 LOSS_NAMES = ("feature_loss", "attention_loss", "mlm_distill_loss", "mlm_loss")
@@ -82,11 +84,8 @@ class Distiller(keras.Model):
                             ("mean_weight", mean_weight),
                             ("variance_weight", variance_weight)):
             _check_weight(name, value)
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-            raise ValueError(f"`alpha` must be a float in [0, 1]. Received: alpha={alpha!r}")
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
-            raise ValueError(
-                f"`temperature` must be a float > 0. Received: temperature={temperature!r}")
+        check_fraction("alpha", alpha)
+        check_positive_number("temperature", temperature)
         teacher_backbone, student_backbone = teacher.backbone, student.backbone
         self.layer_map = resolve_layer_map(
             layer_map, student_backbone.num_layers, teacher_backbone.num_layers)

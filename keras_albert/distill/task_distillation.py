@@ -18,18 +18,11 @@ from keras import ops
 
 from keras_albert.data.bucketed_batches import bucketed_dataset
 from keras_albert.distill.losses import tempered_kl
+from keras_albert.layers.validation import check_fraction
+from keras_albert.layers.validation import check_positive_int
+from keras_albert.layers.validation import check_positive_number
 
 UNLABELLED = -1
-
-
-def _check_positive(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(f"`{name}` must be a number > 0. Received: {name}={value!r}")
-
-
-def _check_alpha(alpha):
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-        raise ValueError(f"`alpha` must be a number in [0, 1]. Received: alpha={alpha!r}")
 
 
 def teacher_logits(teacher, texts, batch_size=256):
@@ -99,8 +92,8 @@ class TaskDistillationLoss(keras.losses.Loss):
 
     def __init__(self, temperature=2.0, alpha=0.5, name="task_distillation", **kwargs):
         super().__init__(name=name, **kwargs)
-        _check_positive("temperature", temperature)
-        _check_alpha(alpha)
+        check_positive_number("temperature", temperature)
+        check_fraction("alpha", alpha)
         self.temperature = float(temperature)
         self.alpha = float(alpha)
 
@@ -169,9 +162,9 @@ def distill_classifier(
             f"student.num_classes={student.num_classes}, "
             f"teacher.num_classes={teacher.num_classes}"
         )
-    _check_positive("epochs", epochs)
-    _check_positive("batch_size", batch_size)
-    _check_positive("learning_rate", learning_rate)
+    check_positive_int("epochs", epochs)
+    check_positive_int("batch_size", batch_size)
+    check_positive_number("learning_rate", learning_rate)
     loss = TaskDistillationLoss(temperature, alpha)
     texts = list(texts)
     if not texts or not all(isinstance(text, str) for text in texts):
@@ -202,12 +195,17 @@ class HeldOutAccuracy(keras.callbacks.Callback):
     def __init__(self, texts, labels, batch_size=256):
         super().__init__()
         self.texts = list(texts)
-        self.labels = np.asarray(labels)
+        self.labels = labels
         self.batch_size = batch_size
 
     def on_epoch_end(self, epoch, logs=None):
-        logits = self.model.predict(self.texts, batch_size=self.batch_size, verbose=0)
-        accuracy = float((np.argmax(logits, axis=-1) == self.labels).mean())
+        accuracy = held_out_accuracy(self.model, self.texts, self.labels, self.batch_size)
         if logs is not None:
             logs["val_accuracy"] = accuracy
         print(f"epoch {epoch + 1}: held-out accuracy {accuracy:.4f}", flush=True)
+
+
+def held_out_accuracy(classifier, texts, labels, batch_size=256):
+    """Share of `texts` whose argmax prediction is the true label."""
+    logits = classifier.predict(list(texts), batch_size=batch_size, verbose=0)
+    return float((np.argmax(logits, axis=-1) == np.asarray(labels)).mean())

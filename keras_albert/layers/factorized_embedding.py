@@ -8,6 +8,7 @@ from keras_albert.layers.normalization import check_normalization
 from keras_albert.layers.normalization import make_normalization
 from keras_albert.layers.validation import check_positive_int
 from keras_albert.layers.validation import check_rate
+from keras_albert.layers.validation import check_sequence_fits
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -114,18 +115,7 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
         self.built = True
 
     def call(self, token_ids, segment_ids, training=False):
-        sequence_length = token_ids.shape[-1]
-        if (
-            sequence_length is not None
-            and sequence_length > self.max_sequence_length
-        ):
-            raise ValueError(
-                f"Input sequence length {sequence_length} exceeds "
-                f"`max_sequence_length={self.max_sequence_length}` of this "
-                "model. Truncate the inputs (the preprocessors do this with "
-                "their `sequence_length`) or build a model with a larger "
-                "`max_sequence_length`."
-            )
+        check_sequence_fits(token_ids, self.max_sequence_length)
         length = ops.shape(token_ids)[-1]
         positions = ops.slice(
             self.position_embeddings, (0, 0), (length, self.embedding_dim)

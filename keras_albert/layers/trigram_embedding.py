@@ -8,6 +8,7 @@ from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.layers.normalization import make_normalization
 from keras_albert.layers.validation import check_positive_int
 from keras_albert.layers.validation import check_rate
+from keras_albert.layers.validation import check_sequence_fits
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -86,14 +87,7 @@ class AlbertTrigramEmbedding(keras.layers.Layer):
         self.built = True
 
     def call(self, token_ids, segment_ids, training=False):
-        sequence_length = token_ids.shape[-1]
-        if sequence_length is not None and sequence_length > self.max_sequence_length:
-            raise ValueError(
-                f"Input sequence length {sequence_length} exceeds "
-                f"`max_sequence_length={self.max_sequence_length}` of this model. "
-                "Truncate the inputs or build a model with a larger "
-                "`max_sequence_length`."
-            )
+        check_sequence_fits(token_ids, self.max_sequence_length)
         x = self.token_embedding(token_ids)
         # Shift by one along the sequence, zero-filling the vacated end.
         following = ops.pad(x[:, 1:], ((0, 0), (0, 1), (0, 0)))

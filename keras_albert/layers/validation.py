@@ -19,6 +19,21 @@ def check_rate(name, value):
         )
 
 
+def _is_number(value):
+    return not isinstance(value, bool) and isinstance(value, (int, float))
+
+
+def check_fraction(name, value):
+    """A number in [0, 1], both ends included (a mixing weight)."""
+    if not _is_number(value) or not 0 <= value <= 1:
+        raise ValueError(f"`{name}` must be a float in [0, 1]. Received: {name}={value!r}")
+
+
+def check_positive_number(name, value):
+    if not _is_number(value) or not value > 0:
+        raise ValueError(f"`{name}` must be a float > 0. Received: {name}={value!r}")
+
+
 def check_choice(name, value, choices):
     if value not in choices:
         raise ValueError(
@@ -31,4 +46,17 @@ def check_divisible(name, value, divisor_name, divisor):
         raise ValueError(
             f"`{name}` must be divisible by `{divisor_name}`. Received: "
             f"{name}={value}, {divisor_name}={divisor}"
+        )
+
+
+def check_sequence_fits(token_ids, max_sequence_length):
+    """Inputs may not be longer than the learned positions (static shapes)."""
+    length = token_ids.shape[-1]
+    if length is not None and length > max_sequence_length:
+        raise ValueError(
+            f"Input sequence length {length} exceeds "
+            f"`max_sequence_length={max_sequence_length}` of this model. "
+            "Truncate the inputs (the preprocessors do this with their "
+            "`sequence_length`) or build a model with a larger "
+            "`max_sequence_length`."
         )
