@@ -1,4 +1,4 @@
-"""Imports point one way: layers <- models <- data/training/export/convert <- cli."""
+"""Imports point one way: utils <- layers <- models <- data/training/export/convert <- cli."""
 
 import ast
 import importlib.util

@@ -1,7 +1,7 @@
 """Regenerates the top-level Bazel BUILD file from the source tree.
 
 One py_library per subpackage of keras_albert (dependencies point one way:
-layers <- models <- data/training/export/convert <- cli), one py_test per
+utils <- layers <- models <- data/training/export/convert <- cli), one py_test per
 test file. Run after adding or removing a module or test:
 
     python tools/update_build.py
@@ -15,9 +15,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 # Library name -> the libraries it may depend on.
 LIBRARIES = {
-    "datasets": [],
-    "layers": [],
-    "models": ["layers"],
+    "utils": [],
+    "datasets": ["utils"],
+    "layers": ["utils"],
+    "models": ["layers", "utils"],
     "data": ["models"],
     "training": ["models"],
     "convert": ["models"],

@@ -37,7 +37,7 @@ from keras_albert.distill.task_distillation import distillation_targets
 from keras_albert.distill.task_distillation import teacher_logits
 from keras_albert.export.serving_saved_model import export_serving_saved_model
 from keras_albert.models.albert_classifier import AlbertClassifier
-from keras_albert.models.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.training.schedules import WarmupLinearDecay
 from keras_albert.training.strategy import STRATEGY_NAMES
 from keras_albert.training.strategy import resolve_strategy

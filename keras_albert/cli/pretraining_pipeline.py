@@ -43,7 +43,7 @@ from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
-from keras_albert.models.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.training.lamb import AlbertLamb
 from keras_albert.training.resumable_fit import resumable_fit
 from keras_albert.training.schedules import WarmupLinearDecay

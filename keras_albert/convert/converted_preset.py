@@ -14,7 +14,7 @@ from keras_albert.convert.tf1_names import set_model_weights
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_pretrainer import AlbertPretrainer
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
-from keras_albert.models.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import atomic_directory
 
 
 def check_destination(dst):

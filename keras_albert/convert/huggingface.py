@@ -18,7 +18,7 @@ from keras_albert.convert.albert_config import read_json_config
 from keras_albert.convert.converted_preset import check_destination
 from keras_albert.convert.converted_preset import write_converted_preset
 from keras_albert.convert.tf1_names import get_model_weights
-from keras_albert.models.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import atomic_directory
 
 _ENCODER = "bert/encoder/transformer"
 # Buffers and tied copies Hugging Face may store that carry no weights of

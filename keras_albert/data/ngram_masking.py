@@ -18,7 +18,7 @@ import typing
 import numpy as np
 import tensorflow as tf
 
-from keras_albert.layers.validation import check_positive_int
+from keras_albert.utils.validation import check_positive_int
 
 # ALBERT's fixed SentencePiece ids (see sentencepiece_training.py).
 PAD_ID, CLS_ID, SEP_ID, MASK_ID = 0, 2, 3, 4

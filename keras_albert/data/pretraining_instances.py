@@ -40,7 +40,7 @@ from keras_albert.data.ngram_masking import NgramMasker
 from keras_albert.data.ngram_masking import check_probability
 from keras_albert.data.ngram_masking import start_piece_table
 from keras_albert.data.text_normalization import normalize_text
-from keras_albert.layers.validation import check_positive_int
+from keras_albert.utils.validation import check_positive_int
 
 SENTENCE_TASKS = ("sop", "nsp", "none")
 MIN_SEQ_LENGTH = 8

@@ -18,7 +18,7 @@ from keras_albert.data.ngram_masking import check_probability
 from keras_albert.data.ngram_masking import mask_ngrams_tf
 from keras_albert.data.ngram_masking import ngram_probabilities
 from keras_albert.data.pretraining_instances import PretrainingInstance
-from keras_albert.layers.validation import check_positive_int
+from keras_albert.utils.validation import check_positive_int
 
 SEQUENCE_FEATURES = ("input_ids", "input_mask", "segment_ids", "token_boundary")
 PREDICTION_FEATURES = ("masked_lm_positions", "masked_lm_ids", "masked_lm_weights")

@@ -9,8 +9,8 @@ from keras_albert.distill.losses import attention_transfer_loss
 from keras_albert.distill.losses import feature_map_loss
 from keras_albert.distill.losses import hard_mlm_loss
 from keras_albert.distill.losses import soft_mlm_loss
-from keras_albert.layers.validation import check_fraction
-from keras_albert.layers.validation import check_positive_number
+from keras_albert.utils.validation import check_fraction
+from keras_albert.utils.validation import check_positive_number
 
 BACKBONE_INPUTS = ("token_ids", "segment_ids", "padding_mask")
 LOSS_NAMES = ("feature_loss", "attention_loss", "mlm_distill_loss", "mlm_loss")

@@ -9,7 +9,7 @@ from keras_albert.models.albert_masked_lm import AlbertMaskedLM
 from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
-from keras_albert.models.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import atomic_directory
 
 
 def parse_student_config(text):

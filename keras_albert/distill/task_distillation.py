@@ -18,9 +18,9 @@ from keras import ops
 
 from keras_albert.data.bucketed_batches import bucketed_dataset
 from keras_albert.distill.losses import tempered_kl
-from keras_albert.layers.validation import check_fraction
-from keras_albert.layers.validation import check_positive_int
-from keras_albert.layers.validation import check_positive_number
+from keras_albert.utils.validation import check_fraction
+from keras_albert.utils.validation import check_positive_int
+from keras_albert.utils.validation import check_positive_number
 
 UNLABELLED = -1
 

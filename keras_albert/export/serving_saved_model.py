@@ -36,7 +36,7 @@ import tensorflow_text  # noqa: F401  (registers the SentencePiece op)
 
 from keras_albert.export.question_answering_serving import best_answers_over_windows
 from keras_albert.export.question_answering_serving import windowed_qa_features
-from keras_albert.models.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.models.length_buckets import bucket_lengths
 from keras_albert.models.length_buckets import bucketed_graph_call
 from keras_albert.models.length_buckets import check_buckets

@@ -34,7 +34,7 @@ from keras_albert.convert.tf1_names import get_model_weights
 from keras_albert.convert.tfhub_module import HUB_MLM_NAMES
 from keras_albert.convert.tfhub_module import HUB_NAMES
 from keras_albert.models.albert_tokenizer import albert_normalize_text
-from keras_albert.models.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import atomic_directory
 
 _MASK_PENALTY = -1e9
 PARITY_TOLERANCE = 1e-5

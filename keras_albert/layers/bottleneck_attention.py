@@ -5,9 +5,9 @@ from keras import ops
 
 from keras_albert.layers.attention_probabilities import scaled_dot_product_probabilities
 from keras_albert.layers.initializers import albert_dense
-from keras_albert.layers.validation import check_divisible
-from keras_albert.layers.validation import check_positive_int
-from keras_albert.layers.validation import check_rate
+from keras_albert.utils.validation import check_divisible
+from keras_albert.utils.validation import check_positive_int
+from keras_albert.utils.validation import check_rate
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")

@@ -15,8 +15,8 @@ from keras_albert.layers.bottleneck_attention import AlbertBottleneckAttention
 from keras_albert.layers.initializers import albert_dense
 from keras_albert.layers.normalization import make_normalization
 from keras_albert.layers.stacked_feed_forward import AlbertStackedFeedForward
-from keras_albert.layers.validation import check_positive_int
-from keras_albert.layers.validation import check_rate
+from keras_albert.utils.validation import check_positive_int
+from keras_albert.utils.validation import check_rate
 
 
 def check_bottleneck_dim(bottleneck_dim):

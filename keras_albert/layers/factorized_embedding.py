@@ -6,9 +6,9 @@ from keras import ops
 from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.layers.normalization import check_normalization
 from keras_albert.layers.normalization import make_normalization
-from keras_albert.layers.validation import check_positive_int
-from keras_albert.layers.validation import check_rate
-from keras_albert.layers.validation import check_sequence_fits
+from keras_albert.utils.validation import check_positive_int
+from keras_albert.utils.validation import check_rate
+from keras_albert.utils.validation import check_sequence_fits
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")

@@ -5,7 +5,7 @@ from keras import ops
 
 from keras_albert.layers.activations import get_activation
 from keras_albert.layers.initializers import albert_kernel_initializer
-from keras_albert.layers.validation import check_positive_int
+from keras_albert.utils.validation import check_positive_int
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")

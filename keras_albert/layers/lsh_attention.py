@@ -15,9 +15,9 @@ from keras_albert.layers.lsh_hashing import look_around
 from keras_albert.layers.lsh_hashing import neighbour_chunks
 from keras_albert.layers.lsh_hashing import sort_by_bucket
 from keras_albert.layers.self_attention import MASK_PENALTY
-from keras_albert.layers.validation import check_divisible
-from keras_albert.layers.validation import check_positive_int
-from keras_albert.layers.validation import check_rate
+from keras_albert.utils.validation import check_divisible
+from keras_albert.utils.validation import check_positive_int
+from keras_albert.utils.validation import check_rate
 
 # Score given to a token's own key. With shared QK a token's key is its own
 # query direction and would dominate; Reformer forbids it unless nothing else

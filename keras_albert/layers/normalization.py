@@ -3,7 +3,7 @@
 import keras
 
 from keras_albert.layers.no_norm import NoNorm
-from keras_albert.layers.validation import check_choice
+from keras_albert.utils.validation import check_choice
 
 NORMALIZATIONS = ("layer_norm", "no_norm")
 

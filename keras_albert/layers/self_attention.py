@@ -6,9 +6,9 @@ import keras
 from keras import ops
 
 from keras_albert.layers.initializers import albert_dense
-from keras_albert.layers.validation import check_divisible
-from keras_albert.layers.validation import check_positive_int
-from keras_albert.layers.validation import check_rate
+from keras_albert.utils.validation import check_divisible
+from keras_albert.utils.validation import check_positive_int
+from keras_albert.utils.validation import check_rate
 
 # Added to the scores of padded keys. Scores are always float32 here (see
 # `call`), so this large value is safe even when the model runs in float16 or

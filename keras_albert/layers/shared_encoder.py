@@ -7,9 +7,9 @@ from keras_albert.layers.bottleneck_sublayers import bottleneck_sublayer_factori
 from keras_albert.layers.normalization import check_normalization
 from keras_albert.layers.sharing import sharing_plan
 from keras_albert.layers.transformer_sublayers import sublayer_factories
-from keras_albert.layers.validation import check_divisible
-from keras_albert.layers.validation import check_positive_int
-from keras_albert.layers.validation import check_rate
+from keras_albert.utils.validation import check_divisible
+from keras_albert.utils.validation import check_positive_int
+from keras_albert.utils.validation import check_rate
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")

@@ -7,8 +7,8 @@ half. Both ideas compose: a half that is shared is owned by the group, a
 half that is not is owned by the layer.
 """
 
-from keras_albert.layers.validation import check_choice
-from keras_albert.layers.validation import check_positive_int
+from keras_albert.utils.validation import check_choice
+from keras_albert.utils.validation import check_positive_int
 
 SHARING_STRATEGIES = ("all", "attention", "ffn", "none")
 

@@ -7,7 +7,7 @@ from keras_albert.layers.factorized_embedding import AlbertFactorizedEmbedding
 from keras_albert.layers.heads import AlbertPooler
 from keras_albert.layers.shared_encoder import AlbertEncoder
 from keras_albert.layers.trigram_embedding import AlbertTrigramEmbedding
-from keras_albert.layers.validation import check_choice
+from keras_albert.utils.validation import check_choice
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 
 EMBEDDING_TYPES = ("factorized", "trigram")

@@ -4,7 +4,7 @@ import keras
 from keras_hub.models import MaskedLMPreprocessor
 from keras_hub.tokenizers import Tokenizer
 
-from keras_albert.layers.validation import check_positive_int
+from keras_albert.utils.validation import check_positive_int
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin

@@ -6,7 +6,7 @@ from keras_hub.models import Task
 from keras_albert.layers.choice_reshaping import ChoiceScores
 from keras_albert.layers.choice_reshaping import FlattenChoices
 from keras_albert.layers.initializers import albert_kernel_initializer
-from keras_albert.layers.validation import check_rate
+from keras_albert.utils.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import LengthBucketedMixin

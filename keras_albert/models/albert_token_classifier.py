@@ -6,8 +6,8 @@ import tensorflow as tf
 from keras_hub.models import Task
 
 from keras_albert.layers.initializers import albert_kernel_initializer
-from keras_albert.layers.validation import check_positive_int
-from keras_albert.layers.validation import check_rate
+from keras_albert.utils.validation import check_positive_int
+from keras_albert.utils.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.input_validation import TokenFeatureChecksMixin
 from keras_albert.models.jit_default import default_jit_compile

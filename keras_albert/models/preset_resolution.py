@@ -19,7 +19,7 @@ from keras.src.saving.serialization_lib import SafeModeScope
 
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
 from keras_albert.models.albert_presets import PRESET_ALIASES
-from keras_albert.models.atomic_directory import atomic_directory_update
+from keras_albert.utils.atomic_directory import atomic_directory_update
 from keras_albert.models.preset_validation import check_preset_directory
 
 _PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[2]

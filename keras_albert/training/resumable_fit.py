@@ -15,7 +15,7 @@ import os
 import keras
 import tensorflow as tf
 
-from keras_albert.layers.validation import check_positive_int
+from keras_albert.utils.validation import check_positive_int
 from keras_albert.training.keras_distribution_fixes import (
     apply_keras_distribution_fixes,
 )
