@@ -17,10 +17,10 @@ env: $(STAMP)
 # The main job on the bundled data: vocabulary, pretraining, fine-tuning,
 # preset round trip, predictions on raw strings.
 demo: $(STAMP)
-	$(VENV)/bin/python examples/quickstart.py --output saved_models/quickstart
+	$(VENV)/bin/python examples/quickstart.py --output runs/quickstart
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest tests -q -p no:cacheprovider -n 2
 
 clean:
-	rm -rf $(VENV) saved_models/quickstart
+	rm -rf $(VENV) runs/quickstart

@@ -9,7 +9,7 @@ with tensorflow-text's op registrar). Each row gives size on disk,
 single-text and batch-32 latency, ratios to Keras, and argmax agreement
 with Keras on held-out texts (WordNet glosses the classifier never saw).
 
-    python benchmarks/export_speed.py --preset saved_models/quickstart/preset
+    python benchmarks/export_speed.py --preset runs/quickstart/preset
 
 Targets (issue 6): dynamic-range int8 <= 0.3x the float32 TFLite size and
 <= 0.6x its latency, with >= 99 % argmax agreement.
@@ -53,7 +53,7 @@ def directory_size(path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--preset", default="saved_models/quickstart/preset")
+    parser.add_argument("--preset", default="runs/quickstart/preset")
     parser.add_argument("--sequence_length", type=int, default=32)
     parser.add_argument("--texts", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=20)

@@ -10,7 +10,7 @@
    strings, load it back and classify a few new texts with it.
 
 Usage:
-    python examples/quickstart.py --output saved_models/quickstart
+    python examples/quickstart.py --output runs/quickstart
 """
 
 import argparse
@@ -81,7 +81,7 @@ def classifier_from(backbone, preprocessor, num_classes):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", default="saved_models/quickstart")
+    parser.add_argument("--output", default="runs/quickstart")
     parser.add_argument("--preset", default=PRESET)
     parser.add_argument("--train_examples", type=int, default=12000)
     parser.add_argument("--epochs", type=int, default=2)

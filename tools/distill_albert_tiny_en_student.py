@@ -1,4 +1,4 @@
-"""Rebuilds `saved_models/albert_tiny_en_student`: a MobileBERT-style student
+"""Rebuilds `keras_albert/presets/albert_tiny_en_student`: a MobileBERT-style student
 distilled from the bundled `albert_tiny_en`.
 
 The corpus is the teacher's pretraining corpus (the Austen novels except
@@ -14,7 +14,7 @@ with the true masked tokens only (the comparison the report needs).
 
 Usage:
     python tools/distill_albert_tiny_en_student.py --output runs/student
-    cp -r runs/student/preset/. saved_models/albert_tiny_en_student/
+    cp -r runs/student/preset/. keras_albert/presets/albert_tiny_en_student/
 """
 
 import argparse

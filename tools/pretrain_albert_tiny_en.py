@@ -1,4 +1,4 @@
-"""Rebuilds the bundled `saved_models/albert_tiny_en` preset from scratch.
+"""Rebuilds the bundled `keras_albert/presets/albert_tiny_en` preset from scratch.
 
 Writes the pretraining corpus from the bundled data (the Austen novels
 except Persuasion, and the WordNet glosses of the supersense training
@@ -8,7 +8,7 @@ with the settings below. About an hour on a 2-core CPU; re-running resumes.
 
 Usage:
     python tools/pretrain_albert_tiny_en.py --output runs/albert_tiny_en
-    cp -r runs/albert_tiny_en/preset/. saved_models/albert_tiny_en/
+    cp -r runs/albert_tiny_en/preset/. keras_albert/presets/albert_tiny_en/
 """
 
 import argparse

@@ -16,9 +16,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Library name -> the libraries it may depend on.
 LIBRARIES = {
     "utils": [],
+    # Package data only: the bundled presets and corpora.
+    "presets": [],
     "datasets": ["utils"],
     "layers": ["utils"],
-    "models": ["layers", "utils"],
+    # Bundled presets are found through package resources.
+    "models": ["layers", "utils", "presets"],
     "data": ["models"],
     "training": ["models"],
     "convert": ["models"],

@@ -1,9 +1,10 @@
 """Turns a preset name or handle into a local keras_albert preset directory.
 
-Order: an existing local directory; a bundled preset (shipped under
-`saved_models/`, no network); an official ALBERT v2 name or alias (needs
-network; the download is converted once into a cached keras_albert preset);
-a `kaggle://` or `hf://` handle. Anything else is an error that lists the
+Order: an existing local directory; a bundled preset (package data of
+`keras_albert.presets`, found through `importlib.resources`, no network);
+an official ALBERT v2 name or alias (needs network; the download is
+converted once into a cached keras_albert preset); a `kaggle://` or
+`hf://` handle. Anything else is an error that lists the
 names we know.
 """
 
@@ -20,9 +21,11 @@ from keras.src.saving.serialization_lib import SafeModeScope
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
 from keras_albert.models.albert_presets import PRESET_ALIASES
 from keras_albert.utils.atomic_directory import atomic_directory_update
+from keras_albert.utils.package_resources import package_directory
 from keras_albert.models.preset_validation import check_preset_directory
 
-_PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[2]
+# The bundled presets are package data of this (code-free) package.
+BUNDLED_PRESETS_PACKAGE = "keras_albert.presets"
 _REMOTE_SCHEMES = ("kaggle://", "hf://")
 _NETWORK_TIMEOUT_SECONDS = 3.0
 _HOSTS = {"kaggle://": "www.kaggle.com", "hf://": "huggingface.co"}
@@ -42,14 +45,22 @@ def register_foreign_preset_converter(can_convert, convert):
 
 
 def bundled_presets_dir():
-    return pathlib.Path(
-        os.environ.get("KERAS_ALBERT_PRESETS_DIR", _PACKAGE_ROOT / "saved_models")
-    )
+    """The directory of the bundled presets in the installed package.
+
+    `KERAS_ALBERT_PRESETS_DIR` replaces it (tests, private preset sets).
+    """
+    override = os.environ.get("KERAS_ALBERT_PRESETS_DIR")
+    if override:
+        return pathlib.Path(override)
+    return package_directory(BUNDLED_PRESETS_PACKAGE)
 
 
 def bundled_presets():
     """Names of the presets shipped with the package (offline)."""
-    root = bundled_presets_dir()
+    try:
+        root = bundled_presets_dir()
+    except FileNotFoundError:  # package data not on the file system
+        return ()
     if not root.is_dir():
         return ()
     return tuple(

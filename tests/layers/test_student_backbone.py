@@ -1,7 +1,6 @@
 """MobileBERT-style options of AlbertBackbone: sizes, sharing, presets, defaults."""
 
 import json
-import pathlib
 
 import numpy as np
 import pytest
@@ -10,8 +9,8 @@ import keras_albert
 from keras_albert.layers import AlbertBottleneckAttentionSublayer
 from keras_albert.layers import AlbertTrigramEmbedding
 from keras_albert.layers import NoNorm
+from keras_albert.models.preset_resolution import bundled_presets_dir
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 STUDENT = dict(
     vocabulary_size=60, num_layers=4, num_heads=2, embedding_dim=8, hidden_dim=16,
     intermediate_dim=12, bottleneck_dim=8, num_feedforward_stacks=2,
@@ -92,7 +91,7 @@ def test_student_preset_round_trip(tmp_path):
 
 
 def test_existing_configs_build_albert_unchanged():
-    config = json.loads((ROOT / "saved_models/albert_tiny_en/config.json").read_text())["config"]
+    config = json.loads((bundled_presets_dir() / "albert_tiny_en" / "config.json").read_text())["config"]
     for key in ("normalization", "bottleneck_dim", "num_feedforward_stacks", "embedding_type"):
         assert key not in config  # written before these options existed
     backbone = keras_albert.AlbertBackbone.from_config(config)

@@ -1,12 +1,12 @@
 """The bundled albert_tiny_en preset loads offline and is a trained model."""
 
 import json
-import pathlib
 
 import keras_albert
 from keras_albert.models.preset_resolution import bundled_presets
+from keras_albert.models.preset_resolution import bundled_presets_dir
 
-PRESET = pathlib.Path(__file__).resolve().parents[2] / "saved_models" / "albert_tiny_en"
+PRESET = bundled_presets_dir() / "albert_tiny_en"
 
 
 def test_albert_tiny_en_is_bundled():

@@ -3,7 +3,6 @@
 trained, and the supersense student ships as int8 TFLite."""
 
 import json
-import pathlib
 
 import numpy as np
 import pytest
@@ -11,8 +10,9 @@ import pytest
 import keras_albert
 from keras_albert import datasets
 from keras_albert.export.tflite_export import export_tflite
+from keras_albert.models.preset_resolution import bundled_presets_dir
 
-SAVED_MODELS = pathlib.Path(__file__).resolve().parents[2] / "saved_models"
+SAVED_MODELS = bundled_presets_dir()
 SUPERSENSE = "albert_tiny_en_student_supersense"
 
 
