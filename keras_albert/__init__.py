@@ -6,6 +6,9 @@ import os
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 from keras_albert import layers  # noqa: E402
+# keras-hub's namespaces: `keras_hub.models.X` ports as `keras_albert.models.X`.
+from keras_albert import models  # noqa: E402
+from keras_albert import tokenizers  # noqa: E402
 from keras_albert.models.albert_backbone import AlbertBackbone  # noqa: E402
 from keras_albert.models.albert_classifier import AlbertClassifier  # noqa: E402
 from keras_albert.models.albert_masked_lm import AlbertMaskedLM  # noqa: E402
@@ -37,7 +40,8 @@ from keras_albert.models.preset_resolution import list_presets  # noqa: E402
 # keras-hub's format).
 from keras_albert.convert import keras_hub_preset as _keras_hub_preset  # noqa: E402, F401
 
-# keras-hub's name for the classifier, so code written for it ports over.
-AlbertTextClassifier = AlbertClassifier
+# keras-hub's names for the classifier and its preprocessor.
+from keras_albert.models import AlbertPreprocessor  # noqa: E402
+from keras_albert.models import AlbertTextClassifier  # noqa: E402
 
 __version__ = "0.1.0"

@@ -73,3 +73,20 @@ PRESET_ALIASES = {
         f"albert_{size}_v2",
     )
 }
+
+# The presets shipped in `keras_albert/presets/` (see its README.md).
+BUNDLED_PRESET_DESCRIPTIONS = {
+    "albert_tiny_en": (
+        "4-layer ALBERT (H=256, E=128, all layers shared, 8,000-piece uncased "
+        "vocabulary) pretrained with MLM + SOP on the bundled Austen novels "
+        "and WordNet glosses; MLM and SOP heads included."
+    ),
+    "albert_tiny_en_student": (
+        "MobileBERT-style student (trigram embedding, bottleneck blocks, "
+        "H=128) distilled from albert_tiny_en; 4.66x fewer parameters."
+    ),
+    "albert_tiny_en_student_supersense": (
+        "albert_tiny_en_student after task distillation: a classifier of "
+        "the 26 WordNet noun supersenses."
+    ),
+}
