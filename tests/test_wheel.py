@@ -111,6 +111,7 @@ _CHILD = textwrap.dedent("""
         "logits": logits.tolist(),
         "persuasion_paragraphs": len(datasets.load_austen_novel("persuasion")),
         "bundled": list(keras_albert.list_presets()),
+        "discovered": list(keras_albert.models.AlbertTextClassifier.presets),
     }}))
 """).format(preset=PRESET, text=TEXT)
 
@@ -143,6 +144,7 @@ def test_bundled_preset_loads_from_the_installed_wheel_offline(distributions):
     assert report["preset_dir"].startswith(target), report["preset_dir"]
     assert not report["editable_finder"]
     assert set(BUNDLED_PRESETS) <= set(report["bundled"])
+    assert set(BUNDLED_PRESETS) <= set(report["discovered"])
     assert report["persuasion_paragraphs"] > 100
     # The same model as the checkout's copy of the preset.
     here = keras_albert.AlbertClassifier.from_preset(PRESET).predict([TEXT], verbose=0)
