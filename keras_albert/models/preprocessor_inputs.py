@@ -51,9 +51,21 @@ def empty_packed_batch(sequence_length):
 
 
 def int32_padding_mask(inputs):
-    """keras-hub emits a bool mask; exported models and TFLite want int32."""
+    """keras-hub emits a bool mask; exported models and TFLite want int32.
+
+    The cast keeps the kind of array keras-hub handed back: NumPy inside a
+    Grain pipeline (its workers pickle NumPy, not tensors), a TF tensor in
+    tf.data (whatever the Keras backend) and a backend tensor otherwise.
+    """
     inputs = dict(inputs)
-    inputs["padding_mask"] = ops.cast(inputs["padding_mask"], "int32")
+    mask = inputs["padding_mask"]
+    if isinstance(mask, np.ndarray):
+        mask = mask.astype(np.int32)
+    elif isinstance(mask, tf.Tensor):
+        mask = tf.cast(mask, tf.int32)
+    else:
+        mask = ops.cast(mask, "int32")
+    inputs["padding_mask"] = mask
     return inputs
 
 
