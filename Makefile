@@ -23,4 +23,4 @@ test: $(STAMP)
 	$(VENV)/bin/python -m pytest tests -q -p no:cacheprovider -n 2
 
 clean:
-	rm -rf $(VENV) runs/quickstart
+	rm -rf $(VENV) runs/quickstart build dist *.egg-info
