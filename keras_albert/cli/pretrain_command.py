@@ -34,6 +34,10 @@ def add_arguments(parser):
         default=defaults.document_boundary)
     add("--sentence_split", choices=("line", "punctuation"),
         default=defaults.sentence_split)
+    add("--init_preset", default=None,
+        help="continue pretraining from this preset (directory or bundled "
+        "name): its weights, MLM/sentence heads and vocabulary; --config and "
+        "--vocab_size are then ignored")
     add("--eval_corpus", nargs="+", help="held-out text, evaluated at the end")
     add("--max_seq_length", type=int, default=defaults.max_seq_length)
     add("--max_predictions_per_seq", type=int, default=defaults.max_predictions_per_seq)

@@ -43,6 +43,7 @@ from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.training.lamb import AlbertLamb
 from keras_albert.training.resumable_fit import resumable_fit
@@ -64,6 +65,7 @@ DATA_SETTINGS = (
     "sentence_task",
     "num_shards",
     "seed",
+    "init_preset",
 )
 
 
@@ -102,6 +104,10 @@ class PretrainingSettings:
     precision: str = "float32"
     jit_compile: bool = True
     seed: int = 12345
+    # Continue from a preset's weights, heads and vocabulary (continued or
+    # domain-adaptive pretraining); `config` and `vocabulary_size` are then
+    # the preset's.
+    init_preset: str = None
 
 
 def log(message):
@@ -164,6 +170,11 @@ def build_vocabulary(settings, path):
     if path.exists():
         log(f"vocabulary: reusing {path}")
         return path.read_bytes()
+    if settings.init_preset:
+        log(f"vocabulary: the SentencePiece model of {settings.init_preset}")
+        proto = AlbertTokenizer.from_preset(settings.init_preset).proto
+        _write_atomically(path, proto)
+        return proto
     log(f"vocabulary: training a {settings.vocabulary_size}-piece SentencePiece model")
     proto = train_sentencepiece(
         _sentences(settings.corpus, settings), settings.vocabulary_size
@@ -232,6 +243,34 @@ def _check_settings(settings, path):
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_atomically(path, json.dumps(current, indent=2))
+
+
+def initial_pretrainer(settings):
+    """The pretrainer `init_preset` holds, heads included when it has them."""
+    preset = settings.init_preset
+    pretrainer = AlbertPretrainer.from_preset(preset, sentence_task=settings.sentence_task)
+    task_file = pathlib.Path(resolve_preset(preset)) / "task.json"
+    if task_file.exists() and "AlbertPretrainer" in task_file.read_text():
+        log(f"training: starting from {preset} (backbone and pretraining heads)")
+    else:
+        log(f"training: starting from {preset}'s backbone; it holds no "
+            "pretraining heads, so they start from random weights")
+    return pretrainer
+
+
+def check_init_preset(settings):
+    """Before any long work: the preset exists and has the positions needed."""
+    if not settings.init_preset:
+        return
+    config = json.loads(
+        (pathlib.Path(resolve_preset(settings.init_preset)) / "config.json").read_text()
+    )
+    length = config["config"]["max_sequence_length"]
+    if length < settings.max_seq_length:
+        raise ValueError(
+            f"`max_seq_length={settings.max_seq_length}` is longer than the "
+            f"{length} positions of init_preset={settings.init_preset!r}."
+        )
 
 
 def _optimizer(settings):
@@ -307,6 +346,7 @@ def evaluate_heldout(pretrainer, settings, eval_path, batch_size):
 def run_pretraining(settings):
     """Runs (or resumes) the whole pipeline; returns the metrics dict."""
     check_sentence_task(settings.sentence_task)
+    check_init_preset(settings)
     output = pathlib.Path(settings.output)
     output.mkdir(parents=True, exist_ok=True)
     _check_settings(settings, output / "settings.json")
@@ -323,12 +363,16 @@ def run_pretraining(settings):
         log("training: XLA off (it cannot run replicas on logical CPU devices)")
         jit_compile = False
     with strategy.scope():
-        backbone = AlbertBackbone(
-            **backbone_config(
-                settings.config, tokenizer.vocabulary_size(), settings.max_seq_length
+        if settings.init_preset:
+            pretrainer = initial_pretrainer(settings)
+            backbone = pretrainer.backbone
+        else:
+            backbone = AlbertBackbone(
+                **backbone_config(
+                    settings.config, tokenizer.vocabulary_size(), settings.max_seq_length
+                )
             )
-        )
-        pretrainer = AlbertPretrainer(backbone, sentence_task=settings.sentence_task)
+            pretrainer = AlbertPretrainer(backbone, sentence_task=settings.sentence_task)
         pretrainer.compile(
             optimizer=_optimizer(settings),
             jit_compile=jit_compile,

@@ -1,0 +1,91 @@
+"""`pretrain --init_preset`: continued pretraining starts exactly at the preset."""
+
+import json
+
+import numpy as np
+import pytest
+
+import keras_albert
+from keras_albert.cli import pretraining_pipeline
+from keras_albert.cli.pretraining_pipeline import PretrainingSettings
+from keras_albert.cli.pretraining_pipeline import run_pretraining
+from keras_albert.training.strategy import resolve_strategy
+from tests.conftest import synthetic_sentences
+
+CONFIG = json.dumps(
+    dict(num_layers=2, num_heads=2, embedding_dim=8, hidden_dim=16,
+         intermediate_dim=32, max_sequence_length=32, dropout=0.0)
+)
+
+
+def _corpus(path, seed):
+    lines = synthetic_sentences(160, seed=seed)
+    path.write_text("\n\n".join("\n".join(lines[i:i + 8]) for i in range(0, 160, 8)) + "\n")
+    return str(path)
+
+
+def _settings(corpus, output, **overrides):
+    values = dict(
+        corpus=[corpus], output=str(output), config=CONFIG, vocabulary_size=60,
+        max_seq_length=32, max_predictions_per_seq=5, dupe_factor=1, num_shards=1,
+        batch_size=8, train_steps=4, warmup_steps=1, learning_rate=0.01,
+        checkpoint_every=2, strategy="cpu", jit_compile=False, seed=3,
+    )
+    values.update(overrides)
+    return PretrainingSettings(**values)
+
+
+@pytest.fixture(scope="module")
+def base_preset(tmp_path_factory):
+    root = tmp_path_factory.mktemp("init_preset")
+    run_pretraining(_settings(_corpus(root / "a.txt", seed=0), root / "base"))
+    return root, root / "base" / "preset"
+
+
+def test_first_step_loss_is_the_presets_loss_on_that_batch(base_preset):
+    root, preset = base_preset
+    settings = _settings(
+        _corpus(root / "b.txt", seed=5), root / "continued", init_preset=str(preset),
+        train_steps=1, checkpoint_every=1, config="ignored", vocabulary_size=7,
+    )
+    metrics = run_pretraining(settings)
+
+    # The same first batch, scored by the preset as it was saved.
+    files = sorted(str(p) for p in (root / "continued" / "data").glob("train-*"))
+    batch = next(iter(
+        pretraining_pipeline._train_dataset(settings, files, resolve_strategy("cpu"))(0)
+    ))
+    original = keras_albert.AlbertPretrainer.from_preset(str(preset))
+    x, y, sample_weight = batch
+    expected = original.evaluate(
+        x=x, y=y, sample_weight=sample_weight, return_dict=True, verbose=0
+    )
+    assert metrics["train"]["loss"] == pytest.approx(expected["loss"], rel=1e-5)
+    assert metrics["train"]["mlm_loss"] == pytest.approx(expected["mlm_loss"], rel=1e-5)
+    # The vocabulary is the preset's, not a new one trained on the new corpus.
+    assert (root / "continued" / "vocabulary.spm").read_bytes() == (
+        keras_albert.AlbertTokenizer.from_preset(str(preset)).proto
+    )
+
+
+def test_heads_continue_and_weights_move(base_preset):
+    root, preset = base_preset
+    output = root / "continued_more"
+    run_pretraining(_settings(_corpus(root / "c.txt", seed=6), output, init_preset=str(preset)))
+    before = keras_albert.AlbertPretrainer.from_preset(str(preset))
+    after = keras_albert.AlbertPretrainer.from_preset(str(output / "preset"))
+    assert before.backbone.get_config() == after.backbone.get_config()
+    moved = [
+        not np.allclose(a, b) for a, b in zip(before.get_weights(), after.get_weights())
+    ]
+    assert any(moved)
+
+
+def test_init_preset_shorter_than_max_seq_length_is_refused(base_preset, tmp_path):
+    root, preset = base_preset
+    settings = _settings(
+        _corpus(tmp_path / "d.txt", seed=7), tmp_path / "out",
+        init_preset=str(preset), max_seq_length=64,
+    )
+    with pytest.raises(ValueError, match="max_seq_length=64.*32 positions"):
+        run_pretraining(settings)
