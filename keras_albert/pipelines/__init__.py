@@ -1,0 +1,6 @@
+"""Training pipelines as Python APIs with dataclass settings; the CLI wraps them."""
+
+from keras_albert.pipelines.classifier_fine_tuning import ClassifierRecipe
+from keras_albert.pipelines.classifier_fine_tuning import fine_tune_classifier
+from keras_albert.pipelines.text_baselines import classification_scores
+from keras_albert.pipelines.text_baselines import tfidf_baseline

@@ -1,0 +1,53 @@
+"""The recommended fine-tuning recipe: validation carved from training, best epoch kept."""
+
+import keras
+import numpy as np
+import pytest
+
+import keras_albert
+from keras_albert.pipelines import ClassifierRecipe
+from keras_albert.pipelines import fine_tune_classifier
+from keras_albert.pipelines.classifier_fine_tuning import carve_validation
+
+
+def test_carve_validation_is_disjoint_and_seeded():
+    texts = [f"t{i}" for i in range(50)]
+    a = carve_validation(texts, np.arange(50), 0.2, seed=1)
+    b = carve_validation(texts, np.arange(50), 0.2, seed=1)
+    assert a[0] == b[0] and len(a[2]) == 10 and len(a[0]) == 40
+    assert not set(a[0]) & set(a[2])
+    assert [f"t{i}" for i in a[1]] == a[0]
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("epochs", 0, "epochs"), ("learning_rate", -1.0, "learning_rate"),
+    ("validation_fraction", 0.7, "validation_fraction"), ("patience", 1.5, "patience"),
+])
+def test_bad_recipe_is_named(field, value, message):
+    recipe = ClassifierRecipe(**{field: value})
+    with pytest.raises(ValueError, match=message):
+        recipe.check()
+
+
+def test_recipe_learns_and_restores_the_best_epoch(sentencepiece_proto):
+    keras.utils.set_random_seed(0)
+    tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
+    preprocessor = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
+    backbone = keras_albert.AlbertBackbone(
+        vocabulary_size=tokenizer.vocabulary_size(), num_layers=1, num_heads=2,
+        embedding_dim=8, hidden_dim=16, intermediate_dim=32, max_sequence_length=16)
+    classifier = keras_albert.AlbertClassifier(backbone, num_classes=2, preprocessor=preprocessor)
+    texts = ["the cat sat on the mat", "the dog ran in the park"] * 40
+    labels = [0, 1] * 40
+    history = fine_tune_classifier(
+        classifier, texts, labels,
+        ClassifierRecipe(epochs=6, learning_rate=3e-3, batch_size=8, patience=6), verbose=0)
+    accuracy = history.history["val_sparse_categorical_accuracy"]
+    assert len(accuracy) == 6 and max(accuracy) == 1.0
+    predictions = classifier.predict(texts[:2], verbose=0).argmax(-1)
+    assert predictions.tolist() == [0, 1]
+
+
+def test_length_mismatch_is_named():
+    with pytest.raises(ValueError, match="3 texts and 2 labels"):
+        fine_tune_classifier(None, ["a", "b", "c"], [0, 1])
