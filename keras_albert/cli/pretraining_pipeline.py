@@ -17,6 +17,9 @@ Output layout:
     DIR/preset/                  the keras_albert preset (backbone, MLM and
                                  sentence heads, tokenizer, preprocessor)
     DIR/metrics.json             final training and held-out metrics
+    DIR/curve.jsonl              training and held-out metrics after every
+                                 checkpoint interval, against tokens seen
+    DIR/curve.png                that curve, plotted
 """
 
 import dataclasses
@@ -45,6 +48,9 @@ from keras_albert.models.albert_text_classifier_preprocessor import (
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_directory import atomic_directory
+from keras_albert.cli.training_curves import plot_pretraining_curve
+from keras_albert.training.curve_log import CurveLog
+from keras_albert.training.curve_log import read_curve
 from keras_albert.training.lamb import AlbertLamb
 from keras_albert.training.resumable_fit import resumable_fit
 from keras_albert.training.schedules import WarmupLinearDecay
@@ -336,11 +342,16 @@ def save_preset(pretrainer, tokenizer, settings, preset_dir):
         ).save_to_preset(staging)
 
 
-def evaluate_heldout(pretrainer, settings, eval_path, batch_size):
-    dataset = pretraining_dataset(
+def heldout_dataset(settings, eval_path, batch_size):
+    return pretraining_dataset(
         eval_path, batch_size, is_training=False
     ).map(lambda features: pretraining_batch(features, settings.sentence_task))
-    return pretrainer.evaluate(dataset, return_dict=True, verbose=0)
+
+
+def evaluate_heldout(pretrainer, settings, eval_path, batch_size):
+    return pretrainer.evaluate(
+        heldout_dataset(settings, eval_path, batch_size), return_dict=True, verbose=0
+    )
 
 
 def run_pretraining(settings):
@@ -385,7 +396,14 @@ def run_pretraining(settings):
         total_steps=settings.train_steps,
         checkpoint_dir=output / "checkpoints",
         checkpoint_every=settings.checkpoint_every,
-        callbacks=[keras.callbacks.TensorBoard(str(output / "logs"), update_freq=100)],
+        callbacks=[
+            keras.callbacks.TensorBoard(str(output / "logs"), update_freq=100),
+            CurveLog(output / "curve.jsonl", settings.checkpoint_every,
+                     settings.batch_size * settings.max_seq_length),
+        ],
+        validation_data=(
+            heldout_dataset(settings, eval_path, settings.batch_size) if eval_path else None
+        ),
     )
     if first_step:
         log(f"training: resumed at step {first_step}")
@@ -398,6 +416,11 @@ def run_pretraining(settings):
         )
         log(f"held-out: {json.dumps(metrics['heldout'])}")
     save_preset(pretrainer, tokenizer, settings, output / "preset")
+    if (output / "curve.jsonl").exists():
+        plot_pretraining_curve(
+            read_curve(output / "curve.jsonl"), output / "curve.png",
+            title=f"pretraining {output.name} (held-out: eval corpus)",
+        )
     _write_atomically(output / "metrics.json", json.dumps(metrics, indent=2))
     log(f"preset written to {output / 'preset'}")
     return metrics

@@ -22,3 +22,26 @@ def plot_training_curves(history, metric, path):
     figure.savefig(path, dpi=100)
     plt.close(figure)
     return path
+
+
+def plot_pretraining_curve(rows, path, title="pretraining"):
+    """MLM and sentence-order accuracy, training and held-out, against tokens seen."""
+    tokens = [row["tokens"] / 1e6 for row in rows]
+    figure, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for axis, metric, name in (
+        (axes[0], "mlm_accuracy", "masked-LM accuracy"),
+        (axes[1], "sentence_order_accuracy", "sentence-order accuracy"),
+    ):
+        for prefix, label, style in (("", "training", "-"), ("val_", "held-out", "o-")):
+            points = [(t, row[prefix + metric]) for t, row in zip(tokens, rows)
+                      if prefix + metric in row]
+            if points:
+                axis.plot(*zip(*points), style, label=label, markersize=3)
+        axis.set(title=name, xlabel="tokens seen (millions, padded)")
+        axis.grid(alpha=0.3)
+        axis.legend()
+    figure.suptitle(title)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path

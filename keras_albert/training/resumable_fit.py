@@ -75,6 +75,7 @@ def resumable_fit(
     callbacks=(),
     max_to_keep=3,
     verbose="auto",
+    validation_data=None,
 ):
     """Trains `model` for `total_steps`, resuming from `checkpoint_dir`.
 
@@ -91,6 +92,8 @@ def resumable_fit(
             `total_steps`. Each checkpoint interval is one Keras epoch.
         callbacks: more Keras callbacks (TensorBoard, progress, ...).
         verbose: passed to `fit`.
+        validation_data: evaluated after every checkpoint interval (the
+            `val_*` entries of the epoch logs), e.g. a held-out corpus.
 
     Returns:
         `(history, first_step)`: the `fit` history (None when training was
@@ -133,7 +136,8 @@ def resumable_fit(
         initial_epoch=first_step // checkpoint_every,
         epochs=total_steps // checkpoint_every,
         steps_per_epoch=checkpoint_every,
-        callbacks=[_CheckpointEveryEpoch(manager), *callbacks],
+        callbacks=[*callbacks, _CheckpointEveryEpoch(manager)],
         verbose=verbose,
+        validation_data=validation_data,
     )
     return history, first_step

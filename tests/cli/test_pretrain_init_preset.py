@@ -9,6 +9,7 @@ import keras_albert
 from keras_albert.cli import pretraining_pipeline
 from keras_albert.cli.pretraining_pipeline import PretrainingSettings
 from keras_albert.cli.pretraining_pipeline import run_pretraining
+from keras_albert.training.curve_log import read_curve
 from keras_albert.training.strategy import resolve_strategy
 from tests.conftest import synthetic_sentences
 
@@ -38,8 +39,22 @@ def _settings(corpus, output, **overrides):
 @pytest.fixture(scope="module")
 def base_preset(tmp_path_factory):
     root = tmp_path_factory.mktemp("init_preset")
-    run_pretraining(_settings(_corpus(root / "a.txt", seed=0), root / "base"))
+    run_pretraining(_settings(
+        _corpus(root / "a.txt", seed=0), root / "base",
+        eval_corpus=[_corpus(root / "heldout.txt", seed=1)],
+    ))
     return root, root / "base" / "preset"
+
+
+def test_curve_has_training_and_heldout_points_per_checkpoint(base_preset):
+    root, _ = base_preset
+    rows = read_curve(root / "base" / "curve.jsonl")
+    assert [row["step"] for row in rows] == [2, 4]
+    assert [row["tokens"] for row in rows] == [2 * 8 * 32, 4 * 8 * 32]
+    for row in rows:
+        assert 0 <= row["mlm_accuracy"] <= 1 and 0 <= row["val_mlm_accuracy"] <= 1
+        assert "val_sentence_order_accuracy" in row
+    assert (root / "base" / "curve.png").stat().st_size > 1000
 
 
 def test_first_step_loss_is_the_presets_loss_on_that_batch(base_preset):
