@@ -39,6 +39,8 @@ class AlbertTokenClassifier(TokenFeatureChecksMixin, PackedInputsMixin, PresetRe
 
     backbone_cls = AlbertBackbone
     preprocessor_cls = AlbertTokenClassifierPreprocessor
+    # Inputs are checked before tracing (see `TokenFeatureChecksMixin`).
+    raw_input_kind = "word_lists"
     # `predict_word_labels` pads each batch to the smallest of these that
     # holds it (only real positions are read, so labels are unchanged).
     length_buckets = DEFAULT_BUCKETS
