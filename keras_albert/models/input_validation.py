@@ -149,6 +149,19 @@ def example_count(x):
     return None
 
 
+def choice_count(x):
+    """Choices per example of in-memory multiple-choice `x`, or None."""
+    if not isinstance(x, dict):
+        return None
+    if "token_ids" in x:
+        shape = array_shape(x["token_ids"])
+        return shape[1] if len(shape) == 3 else None
+    choices = x.get("choices")
+    if isinstance(choices, (list, tuple, np.ndarray)) and len(choices) and hasattr(choices[0], "__len__"):
+        return len(choices[0])
+    return None
+
+
 def check_same_count(x, y):
     count_x, count_y = example_count(x), example_count(y)
     if count_x is not None and count_y is not None and count_x != count_y:

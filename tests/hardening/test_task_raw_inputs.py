@@ -159,3 +159,18 @@ def test_other_tasks_still_take_good_inputs(tokenizer):
     qa = _question_answerer(tokenizer)
     features = qa.preprocessor.windows(["who?"], ["Anne walked."]).features
     assert qa.predict(features, verbose=0)["start_logits"].shape[0] >= 1
+
+
+@pytest.mark.entry_point("task.fit")
+def test_multiple_choice_labels_are_choice_indices(tokenizer):
+    task = _multiple_choice(tokenizer)
+    x = {"context": ["c", "d"], "choices": [["a", "b"], ["c", "d"]]}
+    weights = [w.numpy().copy() for w in task.weights]
+    with pytest.raises(ValueError) as error:
+        task.fit(x, np.array([0, 2]), verbose=0)
+    assert_names(error, "`y`", "2", "[0, 2)")
+    with pytest.raises(ValueError) as error:
+        task.fit(x, np.array([0, 1, 1]), verbose=0)
+    assert_names(error, "`x` holds 2", "`y` holds 3")
+    for before, after in zip(weights, task.weights):
+        np.testing.assert_array_equal(before, after.numpy())
