@@ -162,6 +162,24 @@ def choice_count(x):
     return None
 
 
+def check_word_labels(x, y, num_classes):
+    """In-memory word labels: one class id in [0, num_classes) per word."""
+    if not (isinstance(x, (list, tuple)) and isinstance(y, (list, tuple, np.ndarray))):
+        return
+    check_same_count(x, y)
+    rows = []
+    for index, (words, labels) in enumerate(zip(x, y)):
+        words = words.split() if isinstance(words, str) else list(words)
+        labels = list(np.asarray(labels).reshape(-1))
+        if len(labels) != len(words):
+            raise ValueError(
+                f"`y[{index}]` holds {len(labels)} labels for the {len(words)} words of "
+                f"`x[{index}]`; pass one label per word."
+            )
+        rows.extend(labels)
+    check_class_labels(np.asarray(rows), num_classes)
+
+
 def check_same_count(x, y):
     count_x, count_y = example_count(x), example_count(y)
     if count_x is not None and count_y is not None and count_x != count_y:
@@ -355,12 +373,23 @@ def check_raw_inputs(x, kind, num_segments=2, name="x"):
         return
     if kind == "word_lists":
         items = _as_items(x, name, accepted)
+        lengths = set()
         for index, item in enumerate(items or ()):
             if isinstance(item, (list, tuple, np.ndarray)):
+                lengths.add(len(item))
                 for position, word in enumerate(list(item)):
                     _check_text(word, f"{name}[{index}][{position}]", accepted)
             else:
                 _check_text(item, f"{name}[{index}]", accepted)
+        if len(lengths) > 1:
+            # Keras stacks in-memory inputs into one dense array.
+            raise ValueError(
+                f"`{name}` holds word lists of different lengths ({min(lengths)} to "
+                f"{max(lengths)} words), which Keras cannot stack into one array. "
+                "Pass `word_label_dataset(words, labels, batch_size)` (from "
+                "keras_albert.models.albert_token_classifier_preprocessor), a "
+                "ragged string tensor, or call `predict_word_labels(words)`."
+            )
         return
     # Multiple choice.
     if not isinstance(x, dict) or "context" not in x or "choices" not in x:

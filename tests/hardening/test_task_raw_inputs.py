@@ -174,3 +174,27 @@ def test_multiple_choice_labels_are_choice_indices(tokenizer):
     assert_names(error, "`x` holds 2", "`y` holds 3")
     for before, after in zip(weights, task.weights):
         np.testing.assert_array_equal(before, after.numpy())
+
+
+@pytest.mark.entry_point("task.predict")
+def test_token_classifier_ragged_word_lists_say_how_to_pass_them(tokenizer):
+    task = _token_classifier(tokenizer)
+    words = [["a", "word"], ["b"]]
+    with pytest.raises(ValueError) as error:
+        task.predict(words, verbose=0)
+    assert_names(error, "`x`", "different lengths (1 to 2 words)", "word_label_dataset", "predict_word_labels")
+    assert len(task.predict_word_labels(words)[0]) == 2
+
+
+BAD_WORD_LABELS = [
+    ("label_past_classes", [[0, 5], [1, 1]], ["`y`", "5", "[0, 3)"]),
+    ("labels_per_word", [[0], [1, 1]], ["`y[0]` holds 1 labels", "2 words of `x[0]`"]),
+]
+
+
+@pytest.mark.entry_point("task.fit")
+@pytest.mark.parametrize("y, needles", [c[1:] for c in BAD_WORD_LABELS], ids=[c[0] for c in BAD_WORD_LABELS])
+def test_token_classifier_word_labels_are_checked(tokenizer, y, needles):
+    with pytest.raises(ValueError) as error:
+        _token_classifier(tokenizer).fit([["a", "word"], ["b", "c"]], y, verbose=0)
+    assert_names(error, *needles)
