@@ -57,11 +57,13 @@ class AlbertLSHSelfAttention(keras.layers.Layer):
     random rotation `R` to `argmax([xR, -xR])`, sorts positions by the unique
     int32 key `bucket * length + position`, cuts the sorted sequence into
     chunks of `chunk_length` and lets every chunk attend to itself,
-    `num_chunks_before` chunks back and `num_chunks_after` ahead. Rounds are
-    combined with their log-sum-exp weights. A token attends to itself only
+    `num_chunks_before` chunks back and `num_chunks_after` ahead (without
+    wrapping around the ends, unlike Reformer). Rounds are combined with
+    their log-sum-exp weights. A token attends to itself only
     when nothing else is available; padded keys are never attended to
-    (padding is sorted behind every real token, so the outputs at real
-    tokens do not depend on the padding); `causal=True` adds a mask on the
+    (padding is sorted behind every real token and the window does not
+    wrap, so the outputs at real tokens do not depend on the padding, nor
+    on how much of it there is); `causal=True` adds a mask on the
     original positions. The sequence is padded to a multiple of
     `chunk_length` inside the layer.
 
@@ -322,7 +324,7 @@ class AlbertLSHSelfAttention(keras.layers.Layer):
         queries = ops.reshape(queries, chunked)
         keys = ops.reshape(keys, chunked)
         values = ops.reshape(values, chunked)
-        neighbours, repeated = neighbour_chunks(
+        neighbours, outside = neighbour_chunks(
             num_chunks, self.num_chunks_before, self.num_chunks_after
         )
         keys = look_around(keys, neighbours)
@@ -338,19 +340,19 @@ class AlbertLSHSelfAttention(keras.layers.Layer):
         own_key[:, :chunk] = np.eye(chunk, dtype=bool)
         scores = ops.where(own_key, SELF_PENALTY, scores)
 
-        # Padding and repeated chunks depend on the key only: build the
+        # Padding and chunks past the ends depend on the key only: build the
         # penalty at [.., keys] and broadcast it over the queries.
         key_keep = None
         if sorted_valid is not None:
             key_valid = ops.reshape(sorted_valid, (-1, num_chunks, chunk))
             key_keep = look_around(key_valid, neighbours)
-        if repeated is not None:
-            # A chunk reached twice by wrapping around counts once.
-            first_visit = ops.repeat(ops.logical_not(repeated), chunk, axis=1)
+        if outside is not None:
+            # Neighbours past either end (clipped indices) are masked.
+            inside = ops.repeat(ops.logical_not(outside), chunk, axis=1)
             key_keep = (
-                first_visit[None]
+                inside[None]
                 if key_keep is None
-                else ops.logical_and(key_keep, first_visit[None])
+                else ops.logical_and(key_keep, inside[None])
             )
         if key_keep is not None:
             key_penalty = ops.where(key_keep, 0.0, MASK_PENALTY)

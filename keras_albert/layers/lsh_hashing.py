@@ -109,12 +109,16 @@ def gather_rows(values, indices):
 
 
 def neighbour_chunks(num_chunks, num_chunks_before, num_chunks_after):
-    """Which chunks each chunk attends to, and which of those are repeats.
+    """Which chunks each chunk attends to, and which of those are outside.
 
     The own chunk comes first, then `num_chunks_before` chunks back, then
-    `num_chunks_after` ahead, wrapping around (as Reformer). When there are
-    fewer chunks than that window, a chunk would be seen twice and get
-    double weight; the repeats are flagged so the caller can mask them.
+    `num_chunks_after` ahead. Unlike Reformer, the window does not wrap
+    around the ends: the first chunk would then see the last one only when
+    a text fills every padded position, so a text's outputs would depend on
+    how far it is padded (length buckets, batches of other lengths).
+    Neighbours past an end get an index clipped into range (shapes stay
+    static) and are flagged for the caller to mask; no chunk is ever seen
+    twice.
 
     Args:
         num_chunks: int or scalar int32 tensor.
@@ -122,34 +126,25 @@ def neighbour_chunks(num_chunks, num_chunks_before, num_chunks_after):
         num_chunks_after: int.
 
     Returns:
-        `(indices, repeated)`: int32 [num_chunks, window] chunk indices and
-        bool [num_chunks, window] (None when repeats are impossible), NumPy
-        arrays when `num_chunks` is a Python int, else tensors.
+        `(indices, outside)`: int32 [num_chunks, window] chunk indices and
+        bool [num_chunks, window] (None when the window is the own chunk
+        alone), NumPy arrays when `num_chunks` is a Python int, else
+        tensors.
     """
     offsets = [0]
     offsets += [-i for i in range(1, num_chunks_before + 1)]
     offsets += list(range(1, num_chunks_after + 1))
+    offsets = np.array(offsets, dtype="int32")
     if isinstance(num_chunks, int):
         # Static shapes (the normal case): constants, no ops in the graph.
-        columns = [(np.arange(num_chunks) + o) % num_chunks for o in offsets]
-        indices = np.stack(columns, axis=1).astype("int32")
-        if num_chunks >= len(offsets):
-            return indices, None
-        repeated = [
-            [column[c] in [earlier[c] for earlier in columns[:i]]
-             for i, column in enumerate(columns)]
-            for c in range(num_chunks)
-        ]
-        return indices, np.array(repeated, dtype=bool)
-    chunks = ops.arange(num_chunks, dtype="int32")
-    columns = [ops.mod(chunks + o, num_chunks) for o in offsets]
-    repeated = [ops.zeros_like(columns[0], dtype="bool")]
-    for i in range(1, len(columns)):
-        seen = ops.zeros_like(columns[0], dtype="bool")
-        for j in range(i):
-            seen = ops.logical_or(seen, ops.equal(columns[i], columns[j]))
-        repeated.append(seen)
-    return ops.stack(columns, axis=1), ops.stack(repeated, axis=1)
+        wanted = np.arange(num_chunks, dtype="int32")[:, None] + offsets[None, :]
+        outside = (wanted < 0) | (wanted >= num_chunks)
+        indices = np.clip(wanted, 0, num_chunks - 1).astype("int32")
+        return indices, (outside if len(offsets) > 1 else None)
+    wanted = ops.arange(num_chunks, dtype="int32")[:, None] + offsets[None, :]
+    outside = ops.logical_or(ops.less(wanted, 0), ops.greater_equal(wanted, num_chunks))
+    indices = ops.clip(wanted, 0, num_chunks - 1)
+    return indices, (outside if len(offsets) > 1 else None)
 
 
 def look_around(chunked, indices):

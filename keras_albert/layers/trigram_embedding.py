@@ -19,7 +19,10 @@ class AlbertTrigramEmbedding(keras.layers.Layer):
     Like ALBERT's factorized embedding it keeps the V x E matrix narrow,
     but the projection sees each token's neighbours, which recovers some
     of what the narrow vectors lose (MobileBERT uses E=128 for H=512).
-    Sequence ends see zeros in place of the missing neighbour.
+    The first token sees zeros as its previous neighbour. The token after
+    the last real one is always `<pad>` (id 0), whether the batch holds a
+    padded position there or ends: outputs do not depend on how far a batch
+    is padded (length buckets give the unbucketed results).
 
     Args:
         vocabulary_size: int, V.
@@ -31,6 +34,13 @@ class AlbertTrigramEmbedding(keras.layers.Layer):
         normalization: `"layer_norm"` or `"no_norm"`.
         layer_norm_epsilon: float.
         initializer_range: float.
+
+    Call arguments:
+        token_ids: int [batch, sequence].
+        segment_ids: int [batch, sequence].
+        padding_mask: optional [batch, sequence], 1 for real tokens; a
+            padded next neighbour is read as `<pad>` whatever id it holds.
+        training: bool.
 
     Example:
     >>> layer = AlbertTrigramEmbedding(100, 4, 16, max_sequence_length=10)
@@ -74,7 +84,7 @@ class AlbertTrigramEmbedding(keras.layers.Layer):
             normalization, layer_norm_epsilon, self.dtype_policy, "norm")
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=self.dtype_policy, name="dropout")
 
-    def build(self, token_ids_shape, segment_ids_shape=None):
+    def build(self, token_ids_shape, segment_ids_shape=None, padding_mask_shape=None):
         self.token_embedding.build(token_ids_shape)
         self.segment_embedding.build(token_ids_shape)
         self.position_embeddings = self.add_weight(
@@ -86,11 +96,18 @@ class AlbertTrigramEmbedding(keras.layers.Layer):
         self.norm.build(tuple(token_ids_shape) + (self.hidden_dim,))
         self.built = True
 
-    def call(self, token_ids, segment_ids, training=False):
+    def call(self, token_ids, segment_ids, padding_mask=None, training=False):
         check_sequence_fits(token_ids, self.max_sequence_length)
         x = self.token_embedding(token_ids)
-        # Shift by one along the sequence, zero-filling the vacated end.
-        following = ops.pad(x[:, 1:], ((0, 0), (0, 1), (0, 0)))
+        # The next token's id, <pad> (0) past the end and under padding: a
+        # text that fills its batch exactly reads what one followed by
+        # padding reads, as most training texts did (zeros for padding
+        # instead would move the bundled student's outputs on most texts).
+        following_ids = ops.pad(token_ids[:, 1:], ((0, 0), (0, 1)))
+        if padding_mask is not None:
+            following_mask = ops.pad(padding_mask[:, 1:], ((0, 0), (0, 1)))
+            following_ids = following_ids * ops.cast(following_mask, following_ids.dtype)
+        following = self.token_embedding(following_ids)
         preceding = ops.pad(x[:, :-1], ((0, 0), (1, 0), (0, 0)))
         x = self.projection(ops.concatenate([following, x, preceding], axis=-1))
         length = ops.shape(token_ids)[-1]
@@ -100,7 +117,7 @@ class AlbertTrigramEmbedding(keras.layers.Layer):
         x = self.norm(x)
         return self.dropout_layer(x, training=training)
 
-    def compute_output_shape(self, token_ids_shape, segment_ids_shape=None):
+    def compute_output_shape(self, token_ids_shape, segment_ids_shape=None, padding_mask_shape=None):
         return tuple(token_ids_shape) + (self.hidden_dim,)
 
     def get_config(self):

@@ -184,7 +184,7 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
         padding_mask = keras.Input(
             shape=(None,), dtype="int32", name="padding_mask"
         )
-        x = self.embeddings(token_ids, segment_ids)
+        x = self._embed(token_ids, segment_ids, padding_mask)
         encoder_outputs = self.encoder(x, padding_mask=padding_mask)
         sequence_output = encoder_outputs[-1]
         pooled_output = self.pooler(sequence_output)
@@ -236,8 +236,11 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
         heads, seq, seq], float32) and `sequence_output`. The model's
         normal outputs are untouched; this runs the same layers again.
         """
-        embedded = self.embeddings(
-            inputs["token_ids"], inputs["segment_ids"], training=training
+        embedded = self._embed(
+            inputs["token_ids"],
+            inputs["segment_ids"],
+            inputs["padding_mask"],
+            training=training,
         )
         outputs, attention = self.encoder.outputs_and_attention(
             embedded, padding_mask=inputs["padding_mask"], training=training
@@ -248,6 +251,15 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
             "attention_probabilities": attention,
             "sequence_output": outputs[-1],
         }
+
+    def _embed(self, token_ids, segment_ids, padding_mask, training=None):
+        # The trigram embedding reads each token's neighbours, so it needs
+        # to know which of them are padding; the factorized one does not.
+        if isinstance(self.embeddings, AlbertTrigramEmbedding):
+            return self.embeddings(
+                token_ids, segment_ids, padding_mask=padding_mask, training=training
+            )
+        return self.embeddings(token_ids, segment_ids, training=training)
 
     @property
     def token_embedding(self):

@@ -1,6 +1,7 @@
 """AlbertClassifier: classification or regression on the pooled output."""
 
 import keras
+import tensorflow as tf
 from keras_hub.models import TextClassifier
 
 from keras_albert.layers.initializers import albert_kernel_initializer
@@ -11,7 +12,11 @@ from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.input_validation import check_class_labels
 from keras_albert.models.input_validation import check_regression_targets
 from keras_albert.models.input_validation import check_same_count
-from keras_albert.models.input_validation import check_token_features
+from keras_albert.models.input_validation import TokenFeatureChecksMixin
+from keras_albert.models.input_validation import array_shape
+from keras_albert.models.input_validation import check_not_one_hot
+from keras_albert.models.input_validation import uses_sparse_labels
+from keras_albert.models.input_validation import with_label_checks
 from keras_albert.models.length_buckets import LengthBucketedMixin
 from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
@@ -20,7 +25,9 @@ from keras_albert.models.preset_resolution import PresetResolutionMixin
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertClassifier(LengthBucketedMixin, PresetResolutionMixin, TextClassifier):
+class AlbertClassifier(
+    TokenFeatureChecksMixin, LengthBucketedMixin, PresetResolutionMixin, TextClassifier
+):
     """ALBERT with a dense layer on the pooled ([CLS]) output.
 
     `num_classes=1` makes it a regressor (STS-B style): one unsquashed
@@ -48,6 +55,9 @@ class AlbertClassifier(LengthBucketedMixin, PresetResolutionMixin, TextClassifie
     # Raw-text `predict`/`evaluate` pad each batch to the smallest of
     # `length_buckets` that holds it (see `LengthBucketedMixin`).
     length_buckets = LengthBucketedMixin.length_buckets
+    # `fit`/`predict`/`evaluate` check raw inputs as texts (or text pairs)
+    # and labels before tracing (see `TokenFeatureChecksMixin`).
+    raw_input_kind = "texts"
 
     def __init__(
         self,
@@ -89,26 +99,21 @@ class AlbertClassifier(LengthBucketedMixin, PresetResolutionMixin, TextClassifie
         self.activation = keras.activations.get(activation)
         self.dropout = dropout
 
-    def _check_inputs(self, x, y=None):
-        if isinstance(x, dict) and self.preprocessor is None:
-            check_token_features(x, self.backbone)
+    def _check_labels(self, x, y):
         if y is None:
             return
         check_same_count(x, y)
         if self.is_regression:
             check_regression_targets(y)
-        else:
+        elif uses_sparse_labels(self):
+            # Other losses (one-hot, soft targets) take other labels.
+            check_not_one_hot(array_shape(y), self.num_classes)
             check_class_labels(y, self.num_classes)
 
-    def fit(self, x=None, y=None, *args, **kwargs):
-        """Keras `fit`; in-memory features and labels are checked first."""
-        self._check_inputs(x, y)
-        return super().fit(x, y, *args, **kwargs)
-
-    def predict(self, x=None, *args, **kwargs):
-        """Keras `predict` (length-bucketed); in-memory features are checked first."""
-        self._check_inputs(x)
-        return super().predict(x, *args, **kwargs)
+    def _with_label_checks(self, x):
+        if isinstance(x, tf.data.Dataset) and not self.is_regression and uses_sparse_labels(self):
+            return with_label_checks(x, self.num_classes)
+        return x
 
     @property
     def is_regression(self):

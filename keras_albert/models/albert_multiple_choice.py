@@ -8,6 +8,10 @@ from keras_albert.layers.choice_reshaping import FlattenChoices
 from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.utils.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.input_validation import TokenFeatureChecksMixin
+from keras_albert.models.input_validation import check_class_labels
+from keras_albert.models.input_validation import check_same_count
+from keras_albert.models.input_validation import choice_count
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import LengthBucketedMixin
 from keras_albert.models.albert_multiple_choice_preprocessor import (
@@ -17,7 +21,7 @@ from keras_albert.models.preset_resolution import PresetResolutionMixin
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertMultipleChoice(LengthBucketedMixin, PresetResolutionMixin, Task):
+class AlbertMultipleChoice(TokenFeatureChecksMixin, LengthBucketedMixin, PresetResolutionMixin, Task):
     """Scores every (context, choice) pair; softmax across the choices.
 
     Inputs are the backbone's with a choices axis, [batch, num_choices,
@@ -36,6 +40,9 @@ class AlbertMultipleChoice(LengthBucketedMixin, PresetResolutionMixin, Task):
 
     backbone_cls = AlbertBackbone
     preprocessor_cls = AlbertMultipleChoicePreprocessor
+    # Inputs are checked before tracing (see `TokenFeatureChecksMixin`).
+    raw_input_kind = "choices"
+    feature_rank = 3
 
     def __init__(self, backbone, preprocessor=None, dropout=0.1, **kwargs):
         check_rate("dropout", dropout)
@@ -66,6 +73,13 @@ class AlbertMultipleChoice(LengthBucketedMixin, PresetResolutionMixin, Task):
 
         # === Config ===
         self.dropout = dropout
+
+    def _check_labels(self, x, y):
+        # The label is the index of the right choice.
+        num_choices = choice_count(x)
+        if y is not None and num_choices is not None:
+            check_same_count(x, y)
+            check_class_labels(y, num_choices)
 
     def compile(self, optimizer="auto", loss="auto", *, metrics="auto", **kwargs):
         """Defaults: Adam(1e-5), cross-entropy over choices, accuracy, XLA with an accelerator."""

@@ -46,6 +46,8 @@ class AlbertQuestionAnswerer(TokenFeatureChecksMixin, PresetResolutionMixin, Tas
     # holds it; spans are read from real positions only, so answers are
     # unchanged (positions past a bucket get a logit no span can win with).
     length_buckets = DEFAULT_BUCKETS
+    # `fit`/`predict` take windows; raw text goes through `answer`.
+    raw_input_kind = "windows"
 
     def __init__(self, backbone, preprocessor=None, **kwargs):
         # === Layers ===

@@ -10,6 +10,7 @@ from keras_albert.utils.validation import check_positive_int
 from keras_albert.utils.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.input_validation import TokenFeatureChecksMixin
+from keras_albert.models.input_validation import check_word_labels
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.albert_token_classifier_preprocessor import (
     AlbertTokenClassifierPreprocessor,
@@ -39,6 +40,8 @@ class AlbertTokenClassifier(TokenFeatureChecksMixin, PackedInputsMixin, PresetRe
 
     backbone_cls = AlbertBackbone
     preprocessor_cls = AlbertTokenClassifierPreprocessor
+    # Inputs are checked before tracing (see `TokenFeatureChecksMixin`).
+    raw_input_kind = "word_lists"
     # `predict_word_labels` pads each batch to the smallest of these that
     # holds it (only real positions are read, so labels are unchanged).
     length_buckets = DEFAULT_BUCKETS
@@ -68,6 +71,10 @@ class AlbertTokenClassifier(TokenFeatureChecksMixin, PackedInputsMixin, PresetRe
         # === Config ===
         self.num_classes = num_classes
         self.dropout = dropout
+
+    def _check_labels(self, x, y):
+        if y is not None:
+            check_word_labels(x, y, self.num_classes)
 
     def compile(self, optimizer="auto", loss="auto", *, metrics="auto", **kwargs):
         """Defaults: Adam(1e-5), cross-entropy (mean over words) and accuracy

@@ -67,7 +67,7 @@ def test_predict_on_good_features_after_bad_ones(feature_classifier):
 
 BAD_TEXT_PREDICTIONS = [
     ("pair_batch_mismatch", (["a", "b"], ["c"]), ["Text pairs", "2 and 1"]),
-    ("integers", [1, 2], ["string tensor", "int32"]),
+    ("integers", [1, 2], ["`x[0]`", "int 1", "str or bytes"]),
     ("feature_dict_to_text_task", {"token_ids": np.zeros((1, 4), "int32")}, ["Missing data for input \"padding_mask\"", "Expected the following keys"]),
 ]
 

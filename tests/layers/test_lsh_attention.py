@@ -100,7 +100,8 @@ def _lsh_reference(layer, x, mask):
                 context = np.zeros((length, qk.shape[-1]))
                 lse = np.zeros(length)
                 for i in np.flatnonzero(valid[:length]):
-                    seen = {(chunk_of[i] + o) % num_chunks for o in offsets}
+                    # No wrapping around the ends.
+                    seen = {chunk_of[i] + o for o in offsets} & set(range(num_chunks))
                     allowed = np.isin(chunk_of[:length], list(seen)) & valid[:length]
                     if layer.causal:
                         allowed &= np.arange(length) <= i
@@ -144,8 +145,8 @@ def test_one_chunk_equals_full_shared_qk_attention(kwargs):
 
 
 def test_two_chunks_seen_both_ways_count_once():
-    # Two chunks, one back and one ahead: the other chunk is reached twice
-    # (wrapping around) and must not get double weight.
+    # Two chunks, one back and one ahead: each sees the other once (the
+    # window does not wrap around to reach it a second time).
     x, mask = _inputs(length=12)
     layer = _layer(
         num_buckets=1, chunk_length=6, num_chunks_before=1, num_chunks_after=1
@@ -191,6 +192,23 @@ def test_outputs_do_not_depend_on_padding(causal):
     left_mask = np.array([[0] * 4 + [1] * real], "int32")
     moved = layer(left, padding_mask=left_mask).numpy()[0, 4:]
     np.testing.assert_allclose(moved, base, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(), dict(num_chunks_after=1), dict(causal=True), dict(num_chunks_before=2)],
+)
+def test_outputs_do_not_depend_on_how_much_padding(kwargs):
+    # 8 real tokens fill exactly two chunks of 4: alone, the first chunk's
+    # look-back would wrap onto real tokens; padded, onto padding.
+    layer = _layer(num_buckets=4, chunk_length=4, num_hashes=2, **kwargs)
+    x, _ = _inputs(batch=1, length=21, seed=4)
+    real = 8
+    exact = layer(x[:, :real]).numpy()[0]
+    for length in (12, 13, 21):
+        mask = np.array([[1] * real + [0] * (length - real)], "int32")
+        padded = layer(x[:, :length], padding_mask=mask).numpy()[0, :real]
+        np.testing.assert_allclose(padded, exact, atol=1e-5)
 
 
 def test_without_mask_equals_all_ones_mask():

@@ -78,6 +78,20 @@ def test_trigram_embedding_sees_exactly_its_neighbours():
     assert tuple(layer.projection.kernel.shape) == (12, 16)
 
 
+def test_trigram_embedding_ignores_how_far_a_text_is_padded():
+    layer = AlbertTrigramEmbedding(50, 4, 16, max_sequence_length=10)
+    tokens = np.array([[2, 6, 7, 3]], "int32")
+    exact = np.asarray(layer(tokens, np.zeros_like(tokens), padding_mask=np.ones_like(tokens)))
+    # The same text padded to 7, padding holding <pad> or any other id.
+    for filler in (0, 9):
+        padded = np.concatenate([tokens, np.full((1, 3), filler, "int32")], axis=1)
+        mask = np.array([[1, 1, 1, 1, 0, 0, 0]], "int32")
+        out = np.asarray(layer(padded, np.zeros_like(padded), padding_mask=mask))
+        np.testing.assert_allclose(out[:, :4], exact, atol=1e-6)
+    # Without a mask, past the end reads as <pad> too.
+    np.testing.assert_allclose(np.asarray(layer(tokens, np.zeros_like(tokens))), exact, atol=1e-6)
+
+
 def test_bottleneck_attention_probabilities_respect_padding():
     layer = AlbertBottleneckAttention(num_heads=2, attention_dim=4)
     rng = np.random.default_rng(0)
