@@ -8,10 +8,14 @@ from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_masked_lm import masked_lm_inputs
 from keras_albert.models.albert_masked_lm import tied_masked_lm_head
 from keras_albert.models.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.validation import check_positive_int
 
 SENTENCE_TASKS = ("sop", "nsp", "none")
 # Output (and metric prefix) of the two-way head for each sentence task.
 SENTENCE_OUTPUTS = {"sop": "sentence_order", "nsp": "next_sentence"}
+# Inputs of the optional sentence-embedding head: a second batch of short
+# texts, packed like the backbone's inputs.
+EMBEDDING_INPUTS = ("embedding_token_ids", "embedding_segment_ids", "embedding_padding_mask")
 
 
 def check_sentence_task(sentence_task):
@@ -76,9 +80,19 @@ class AlbertPretrainer(PresetResolutionMixin, Task):
 
     Feed it batches from `pretraining_dataset(...).map(pretraining_batch)`.
 
+    With `sentence_embedding_dim=D` it also learns a teacher's sentence
+    embeddings (sentence-level distillation, for a teacher whose tokenizer
+    differs): a second batch of short texts (inputs `embedding_token_ids`,
+    `embedding_segment_ids`, `embedding_padding_mask`) goes through the
+    same backbone, and the pooled output, projected to D and normalised,
+    is pulled towards the teacher's unit vector (output
+    `sentence_embedding`, loss 1 - cosine, metric `sentence_embedding_cosine`).
+    Fine-tuned classifiers start from that pooled output.
+
     Args:
         backbone: an `AlbertBackbone`.
         sentence_task: `"sop"`, `"nsp"` or `"none"`.
+        sentence_embedding_dim: None, or the teacher's embedding size.
 
     Example:
     >>> backbone = keras_albert.AlbertBackbone(vocabulary_size=100,
@@ -91,8 +105,11 @@ class AlbertPretrainer(PresetResolutionMixin, Task):
 
     backbone_cls = AlbertBackbone
 
-    def __init__(self, backbone, sentence_task="sop", preprocessor=None, **kwargs):
+    def __init__(self, backbone, sentence_task="sop", preprocessor=None,
+                 sentence_embedding_dim=None, **kwargs):
         check_sentence_task(sentence_task)
+        if sentence_embedding_dim is not None:
+            check_positive_int("sentence_embedding_dim", sentence_embedding_dim)
         if preprocessor is not None:
             raise ValueError(
                 "`AlbertPretrainer` reads tokenized pretraining batches "
@@ -101,6 +118,7 @@ class AlbertPretrainer(PresetResolutionMixin, Task):
             )
         # Read by `compile`, which keras-hub's Task calls inside __init__.
         self.sentence_task = sentence_task
+        self.sentence_embedding_dim = sentence_embedding_dim
 
         # === Layers ===
         self.backbone = backbone
@@ -126,6 +144,25 @@ class AlbertPretrainer(PresetResolutionMixin, Task):
             outputs[SENTENCE_OUTPUTS[sentence_task]] = self.sentence_head(
                 backbone_outputs["pooled_output"]
             )
+        self.sentence_embedding_head = None
+        if sentence_embedding_dim is not None:
+            self.sentence_embedding_head = keras.layers.Dense(
+                sentence_embedding_dim,
+                kernel_initializer=keras.initializers.TruncatedNormal(
+                    stddev=backbone.initializer_range),
+                dtype=backbone.dtype_policy,
+                name="sentence_embedding_head",
+            )
+            for name in EMBEDDING_INPUTS:
+                inputs[name] = keras.Input(shape=(None,), dtype="int32", name=name)
+            pooled = backbone({
+                "token_ids": inputs["embedding_token_ids"],
+                "segment_ids": inputs["embedding_segment_ids"],
+                "padding_mask": inputs["embedding_padding_mask"],
+            })["pooled_output"]
+            outputs["sentence_embedding"] = keras.ops.normalize(
+                keras.ops.cast(self.sentence_embedding_head(pooled), "float32"), axis=-1
+            )
         # Losses in float32 under mixed precision (bf16 logits lose the
         # resolution cross-entropy over a 30k vocabulary needs).
         outputs = {k: keras.ops.cast(v, "float32") for k, v in outputs.items()}
@@ -145,6 +182,7 @@ class AlbertPretrainer(PresetResolutionMixin, Task):
         outputs = ["mlm"]
         if self.sentence_task != "none":
             outputs.append(SENTENCE_OUTPUTS[self.sentence_task])
+        embedding = getattr(self, "sentence_embedding_dim", None) is not None
         if optimizer == "auto":
             optimizer = keras.optimizers.Adam(1e-4)
         if loss == "auto":
@@ -154,12 +192,18 @@ class AlbertPretrainer(PresetResolutionMixin, Task):
                 )
                 for name in outputs
             }
+            if embedding:
+                loss["sentence_embedding"] = cosine_distance
         if weighted_metrics == "auto":
             weighted_metrics = {
                 name: [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
                 for name in outputs
             }
-            if len(outputs) == 1:
+            if embedding:
+                weighted_metrics["sentence_embedding"] = [
+                    keras.metrics.CosineSimilarity(name="cosine")
+                ]
+            if len(outputs) == 1 and not embedding:
                 # Keras drops the output prefix for a single output and then
                 # reports only "loss"; keep the names of the other tasks.
                 weighted_metrics = {
@@ -180,5 +224,37 @@ class AlbertPretrainer(PresetResolutionMixin, Task):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"sentence_task": self.sentence_task})
+        config.update({
+            "sentence_task": self.sentence_task,
+            "sentence_embedding_dim": self.sentence_embedding_dim,
+        })
         return config
+
+
+def cosine_distance(y_true, y_pred):
+    """1 - cosine similarity per example (both sides unit vectors)."""
+    return 1.0 - keras.ops.sum(
+        keras.ops.normalize(y_true, axis=-1) * y_pred, axis=-1
+    )
+
+
+def embedding_batch(packed, vectors):
+    """Adds packed short texts and their teacher vectors to a pretraining batch.
+
+    `packed` is a preprocessor's output (`token_ids`, `segment_ids`,
+    `padding_mask`); returns a function `(x, y, sample_weight) -> (x, y,
+    sample_weight)` for `tf.data.Dataset.zip(...).map(...)` users, or use it
+    directly on one batch.
+    """
+    def add(x, y, sample_weight):
+        x = dict(x)
+        y = dict(y)
+        sample_weight = dict(sample_weight)
+        x["embedding_token_ids"] = packed["token_ids"]
+        x["embedding_segment_ids"] = packed["segment_ids"]
+        x["embedding_padding_mask"] = keras.ops.cast(packed["padding_mask"], "int32")
+        y["sentence_embedding"] = vectors
+        sample_weight["sentence_embedding"] = keras.ops.ones_like(vectors[:, 0])
+        return x, y, sample_weight
+
+    return add
