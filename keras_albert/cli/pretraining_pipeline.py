@@ -44,6 +44,7 @@ from keras_albert.models.albert_text_classifier_preprocessor import (
 )
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.utils.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_file import write_file_atomically
 from keras_albert.training.lamb import AlbertLamb
 from keras_albert.training.resumable_fit import resumable_fit
 from keras_albert.training.schedules import WarmupLinearDecay
@@ -143,16 +144,6 @@ def _json_object(text, where):
     return values
 
 
-def _write_atomically(path, data):
-    """Writes `data` (bytes or str) to `path` via a renamed sibling."""
-    staging = path.with_name(path.name + ".partial")
-    if isinstance(data, bytes):
-        staging.write_bytes(data)
-    else:
-        staging.write_text(data)
-    os.replace(staging, path)
-
-
 def _sentences(paths, settings):
     for document in read_documents(
         paths, settings.document_boundary, settings.sentence_split
@@ -168,7 +159,7 @@ def build_vocabulary(settings, path):
     proto = train_sentencepiece(
         _sentences(settings.corpus, settings), settings.vocabulary_size
     )
-    _write_atomically(path, proto)
+    write_file_atomically(path, proto)
     return proto
 
 
@@ -231,7 +222,7 @@ def _check_settings(settings, path):
             )
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomically(path, json.dumps(current, indent=2))
+        write_file_atomically(path, json.dumps(current, indent=2))
 
 
 def _optimizer(settings):
@@ -354,7 +345,7 @@ def run_pretraining(settings):
         )
         log(f"held-out: {json.dumps(metrics['heldout'])}")
     save_preset(pretrainer, tokenizer, settings, output / "preset")
-    _write_atomically(output / "metrics.json", json.dumps(metrics, indent=2))
+    write_file_atomically(output / "metrics.json", json.dumps(metrics, indent=2))
     log(f"preset written to {output / 'preset'}")
     return metrics
 

@@ -19,8 +19,9 @@ from keras.src.saving.serialization_lib import SafeModeScope
 
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
 from keras_albert.models.albert_presets import PRESET_ALIASES
-from keras_albert.utils.atomic_directory import atomic_directory_update
 from keras_albert.models.preset_validation import check_preset_directory
+from keras_albert.utils.atomic_directory import atomic_directory_update
+from keras_albert.utils.atomic_directory import recover_interrupted
 
 _PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[2]
 _REMOTE_SCHEMES = ("kaggle://", "hf://")
@@ -161,6 +162,8 @@ def resolve_preset(preset):
             f"{list(bundled_presets())}; official: {list(OFFICIAL_PRESETS)}."
         )
     path = pathlib.Path(preset).expanduser()
+    # A save killed between its two renames left the old preset aside.
+    recover_interrupted(path)
     if path.is_dir():
         return _check_local_preset(path)
     if path.exists():
