@@ -24,6 +24,7 @@ import glob
 import json
 import os
 import pathlib
+import shutil
 import time
 
 import keras
@@ -205,24 +206,46 @@ def build_data(settings, proto, data_dir):
     return train, eval_path
 
 
+def _data_settings(settings):
+    return {name: getattr(settings, name) for name in DATA_SETTINGS}
+
+
 def _check_settings(settings, path):
-    current = {name: getattr(settings, name) for name in DATA_SETTINGS}
+    """Refuses settings that differ from those of the data already built.
+
+    `data_complete` is false until the vocabulary and TFRecords are all
+    written: a run that failed before (a bad corpus, say) binds nothing, and
+    its partial data is discarded when the settings are corrected.
+    """
+    current = _data_settings(settings)
     if path.exists():
         previous = json.loads(path.read_text())
+        complete = previous.pop("data_complete", True)  # Older runs: complete.
         changed = {
             name: (previous.get(name), value)
             for name, value in current.items()
             if previous.get(name) != value
         }
-        if changed:
+        if changed and complete:
             details = ", ".join(f"{n}: {old!r} -> {new!r}" for n, (old, new) in changed.items())
             raise ValueError(
                 f"{path.parent} holds a run made with other data settings "
                 f"({details}). Use a new --output directory, or the same settings."
             )
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_file_atomically(path, json.dumps(current, indent=2))
+        if not changed and complete:
+            return
+        if changed:
+            log("data: discarding the unfinished data of a run with other settings")
+            (path.parent / "vocabulary.spm").unlink(missing_ok=True)
+            shutil.rmtree(path.parent / "data", ignore_errors=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_file_atomically(path, json.dumps({**current, "data_complete": False}, indent=2))
+
+
+def _mark_data_complete(settings, path):
+    write_file_atomically(
+        path, json.dumps({**_data_settings(settings), "data_complete": True}, indent=2)
+    )
 
 
 def _optimizer(settings):
@@ -305,6 +328,7 @@ def run_pretraining(settings):
     proto = build_vocabulary(settings, output / "vocabulary.spm")
     tokenizer = AlbertTokenizer(proto=proto)
     train_files, eval_path = build_data(settings, proto, output / "data")
+    _mark_data_complete(settings, output / "settings.json")
 
     configure_precision(settings.precision)
     strategy = resolve_strategy(settings.strategy, tpu=settings.tpu)

@@ -148,3 +148,20 @@ def test_non_utf8_corpus_is_reported_with_its_file(tmp_path):
     assert result.returncode != 0
     assert "latin1.txt" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_run_that_failed_on_its_corpus_does_not_bind_the_next(tmp_path, capsys):
+    from keras_albert.cli.main import main
+
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n")
+    output = tmp_path / "run"
+    assert main(_arguments(str(empty), output)) == 2
+    settings = json.loads((output / "settings.json").read_text())
+    assert settings["data_complete"] is False
+    corpus = _write_corpus(tmp_path / "corpus.txt", documents=6)
+    # The corrected corpus is a change of data settings; it was refused.
+    assert main(_arguments(corpus, output, train_steps=2, checkpoint_every=2)) == 0, capsys.readouterr().err
+    settings = json.loads((output / "settings.json").read_text())
+    assert settings["corpus"] == [corpus] and settings["data_complete"] is True
+    assert (output / "preset" / "config.json").is_file()
