@@ -156,3 +156,41 @@ def test_failed_serving_check_keeps_the_trained_preset_and_metrics(tmp_path, cap
     assert "disagrees" in metrics["serving_error"] and metrics["best_epoch"] == 1
     assert keras_albert.AlbertClassifier.from_preset(str(output / "preset")).num_classes == 2
     assert not (output / "serving").exists()
+
+
+@pytest.fixture
+def unwritable_directory(tmp_path):
+    """A directory no one may create files in: read-only for a user,
+    immutable (chattr +i) for root, who ignores permission bits."""
+    import os
+    import subprocess
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    if os.geteuid() == 0:
+        if subprocess.run(["chattr", "+i", str(locked)], capture_output=True).returncode:
+            pytest.skip("root, and no chattr +i on this file system")
+        yield locked
+        subprocess.run(["chattr", "-i", str(locked)], check=True)
+    else:
+        locked.chmod(0o500)
+        yield locked
+        locked.chmod(0o700)
+
+
+def test_tflite_into_an_unwritable_directory_fails_before_conversion(unwritable_directory, capsys):
+    start = time.monotonic()
+    err = _failure(capsys, [
+        "export", "--preset=albert_tiny_en", "--format=tflite",
+        f"--output={unwritable_directory / 'model.tflite'}",
+    ])
+    assert "not writable" in err and "locked" in err
+    assert time.monotonic() - start < 5
+
+
+def test_finetune_into_an_unwritable_directory_fails_before_training(tmp_path, unwritable_directory, capsys):
+    (tmp_path / "train.tsv").write_text("text\tlabel\nhello\tpos\n")
+    arguments = _finetune(tmp_path, tmp_path / "train.tsv")
+    arguments = [a for a in arguments if not a.startswith("--output=")]
+    err = _failure(capsys, arguments + [f"--output={unwritable_directory / 'run'}"])
+    assert "not writable" in err
