@@ -180,6 +180,9 @@ def _instances(paths, settings, proto, dupe_factor, seed):
 def build_data(settings, proto, data_dir):
     """Writes (or reuses) the training and held-out TFRecords."""
     data_dir.mkdir(parents=True, exist_ok=True)
+    # Files a killed run was writing (renamed only when complete).
+    for stale in data_dir.glob("*.tfrecord.tmp-*"):
+        stale.unlink(missing_ok=True)
     train = [
         str(data_dir / f"train-{i:05d}-of-{settings.num_shards:05d}.tfrecord")
         for i in range(settings.num_shards)

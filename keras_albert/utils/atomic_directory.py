@@ -176,14 +176,19 @@ def recover_interrupted(dst):
     return True
 
 
+def stale_siblings(dst, role="partial"):
+    """The `.NAME.ROLE.*` siblings of `dst` whose writer is gone."""
+    dst = pathlib.Path(dst)
+    return [p for p in _siblings(dst, role) if not _writer_alive(p, role, dst)]
+
+
 def clean_stale_siblings(dst):
     """Removes `.partial`/`.old` siblings of `dst` whose writer is gone."""
     dst = pathlib.Path(dst)
     recover_interrupted(dst)
     for role in ("partial", "old"):
-        for path in _siblings(dst, role):
-            if not _writer_alive(path, role, dst):
-                shutil.rmtree(path, ignore_errors=True)
+        for path in stale_siblings(dst, role):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _exchange(a, b):

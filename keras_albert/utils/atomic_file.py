@@ -4,6 +4,8 @@ import os
 import pathlib
 import secrets
 
+from keras_albert.utils.atomic_directory import stale_siblings
+
 
 def write_file_atomically(path, data, name="path"):
     """Writes `data` (bytes or str, UTF-8) to `path` via a renamed sibling.
@@ -27,6 +29,12 @@ def write_file_atomically(path, data, name="path"):
     if isinstance(data, str):
         data = data.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
+    # What a killed writer of this file left behind.
+    for stale in stale_siblings(path):
+        try:
+            os.unlink(stale)
+        except OSError:
+            pass
     staging = path.with_name(f".{path.name}.partial.{os.getpid()}.{secrets.token_hex(4)}")
     fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:

@@ -228,3 +228,13 @@ def test_directory_under_a_file_is_named(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(ValueError, match="is a file"):
         check_writable_directory(tmp_path / "file" / "out", name="--output")
+
+
+def test_atomic_file_removes_what_a_killed_writer_left(tmp_path):
+    dead = _crashed_sibling(tmp_path, "partial", "metrics.json")
+    dead.rmdir()
+    dead.write_bytes(b"half")
+    live = tmp_path / f".metrics.json.partial.{os.getppid()}.abcd1234"
+    live.write_bytes(b"someone else's")
+    write_file_atomically(tmp_path / "metrics.json", "{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [live.name, "metrics.json"]
