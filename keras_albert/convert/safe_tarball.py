@@ -27,8 +27,9 @@ _FILE_FLAGS = (
 _READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)
 
 
-class _Refusal(ValueError):
-    pass
+class ArchiveRefusedError(ValueError):
+    """An archive holding something a release never holds (links, devices,
+    names outside the target)."""
 
 
 def _parts(member, refuse):
@@ -46,7 +47,7 @@ def _parts(member, refuse):
 
 def _check_member(member, archive):
     def refuse(why):
-        raise _Refusal(
+        raise ArchiveRefusedError(
             f"Refusing to extract {str(archive)!r}: member {member.name!r} {why}."
         )
 
@@ -100,7 +101,7 @@ def _check_written(target, parts, member, archive):
     real = os.path.realpath(path)
     kind = os.lstat(path).st_mode
     if not (real == root or real.startswith(root + os.sep)) or stat.S_ISLNK(kind):
-        raise _Refusal(
+        raise ArchiveRefusedError(
             f"Refusing to extract {str(archive)!r}: member {member.name!r} "
             f"was written to {real!r}, outside {root!r}."
         )
@@ -168,12 +169,12 @@ def _extract(tar, planned, target, archive):
                 else:
                     _write_file(root_fd, parts, tar.extractfile(member))
             except FileExistsError:
-                raise _Refusal(
+                raise ArchiveRefusedError(
                     f"Refusing to extract {str(archive)!r}: member "
                     f"{member.name!r} names a path the archive already wrote."
                 ) from None
             except NotADirectoryError:
-                raise _Refusal(
+                raise ArchiveRefusedError(
                     f"Refusing to extract {str(archive)!r}: member "
                     f"{member.name!r} needs a directory where the archive "
                     "wrote a file."

@@ -7,6 +7,7 @@ import tarfile
 
 import pytest
 
+from keras_albert.convert.safe_tarball import ArchiveRefusedError
 from keras_albert.convert.safe_tarball import extract_tarball
 
 
@@ -78,6 +79,7 @@ def test_hostile_tarball_is_refused_and_leaves_nothing(tmp_path, members, why):
     before = sorted(str(p) for p in tmp_path.rglob("*"))
     with pytest.raises(ValueError, match=why) as error:
         extract_tarball(archive, work / "release")
+    assert isinstance(error.value, ArchiveRefusedError)
     assert str(error.value).startswith("Refusing to extract")
     assert "evil.tar.gz" in str(error.value)
     assert victim.read_text() == "keep"
