@@ -13,6 +13,9 @@ import json
 import pathlib
 import tempfile
 
+from keras_albert.utils.atomic_directory import check_replaceable
+from keras_albert.utils.atomic_file import check_writable_directory
+
 from keras_albert.convert.converted_preset import load_preset_model
 from keras_albert.convert.converted_preset import preset_vocabulary
 from keras_albert.convert.huggingface import convert_huggingface
@@ -38,6 +41,10 @@ def add_arguments(parser):
         help="JSON object of backbone arguments the source does not store "
         "(TF-Hub modules: num_layers for non-official widths)",
     )
+    parser.add_argument(
+        "--overwrite", action="store_true",
+        help="replace --dst even if it is a directory this tool did not write",
+    )
 
 
 def _overrides(text):
@@ -52,27 +59,29 @@ def _overrides(text):
     return overrides
 
 
-def to_preset(source_format, src, dst, overrides=None):
+def to_preset(source_format, src, dst, overrides=None, overwrite=False):
     """Writes a keras_albert preset for `src` at `dst`."""
     if source_format == "tf1":
-        return convert_tf1_checkpoint(src, dst)
+        return convert_tf1_checkpoint(src, dst, overwrite=overwrite)
     if source_format == "hf":
-        return convert_huggingface(src, dst)
+        return convert_huggingface(src, dst, overwrite=overwrite)
     if source_format == "keras_hub":
-        return convert_keras_hub_preset(src, dst)
+        return convert_keras_hub_preset(src, dst, overwrite=overwrite)
     if source_format == "tfhub":
-        return convert_tfhub_module(src, dst, overrides=overrides)
+        return convert_tfhub_module(src, dst, overrides=overrides, overwrite=overwrite)
     raise ValueError(f"`--from` must be one of {SOURCES}. Received: {source_format!r}")
 
 
-def from_preset(target_format, preset, dst):
+def from_preset(target_format, preset, dst, overwrite=False):
     """Writes the keras_albert preset at `preset` in `target_format`."""
     model = load_preset_model(preset)
     vocabulary = preset_vocabulary(preset)
     if target_format == "hf":
-        return export_huggingface(model, dst, vocabulary)
+        return export_huggingface(model, dst, vocabulary, overwrite=overwrite)
     if target_format == "keras_hub":
-        return export_keras_hub_preset(getattr(model, "backbone", model), dst, vocabulary)
+        return export_keras_hub_preset(
+            getattr(model, "backbone", model), dst, vocabulary, overwrite=overwrite
+        )
     raise ValueError(f"`--to` must be one of {TARGETS}. Received: {target_format!r}")
 
 
@@ -83,15 +92,20 @@ def run(args):
     if args.source_format == args.target_format:
         raise ValueError(f"`--from` and `--to` are both {args.source_format!r}: nothing to convert.")
     overrides = _overrides(args.config)
+    # Refusals that need no conversion come first.
+    kind = "huggingface" if args.target_format == "hf" else "preset"
+    check_replaceable(dst, kind, args.overwrite, name="--dst")
+    check_writable_directory(dst.parent, name="--dst")
+    overwrite = args.overwrite
     print(f"Converting {args.source_format} {str(src)!r} -> {args.target_format} {str(dst)!r}")
     if args.target_format == "keras_albert":
-        written = to_preset(args.source_format, src, dst, overrides)
+        written = to_preset(args.source_format, src, dst, overrides, overwrite)
     elif args.source_format == "keras_albert":
-        written = from_preset(args.target_format, src, dst)
+        written = from_preset(args.target_format, src, dst, overwrite)
     else:
         # Foreign to foreign: through a temporary keras_albert preset.
         with tempfile.TemporaryDirectory(prefix="keras_albert_convert_") as scratch:
             preset = to_preset(args.source_format, src, pathlib.Path(scratch) / "preset", overrides)
-            written = from_preset(args.target_format, preset, dst)
+            written = from_preset(args.target_format, preset, dst, overwrite)
     print(f"Wrote {written}")
     return written

@@ -21,8 +21,11 @@ from keras_albert.export.serving_saved_model import export_serving_saved_model
 from keras_albert.export.task_loading import load_task
 from keras_albert.export.tfhub_export import export_tfhub
 from keras_albert.export.tflite_export import QUANTIZATIONS
+from keras_albert.export.tflite_export import check_output_file
 from keras_albert.export.tflite_export import export_tflite
 from keras_albert.models.preset_resolution import resolve_preset
+from keras_albert.utils.atomic_directory import check_replaceable
+from keras_albert.utils.atomic_file import check_writable_directory
 
 HELP = "export a preset as a raw-string SavedModel, TF-Hub modules or TFLite"
 FORMATS = ("saved_model", "tfhub", "tflite")
@@ -47,6 +50,8 @@ def add_arguments(parser):
     add("--batch_size", type=int, default=1, help="raw-string tflite: fixed batch size")
     add("--texts", default=None,
         help="text file, one text per line: checks the export (and calibrates int8)")
+    add("--overwrite", action="store_true",
+        help="replace --output even if it is not an earlier export of this format")
 
 
 def _texts(path):
@@ -59,6 +64,16 @@ def _texts(path):
     return texts
 
 
+def _check_output(args):
+    output = pathlib.Path(args.output)
+    if args.format == "tflite":
+        check_output_file(output, args.overwrite)
+        return
+    kind = "tfhub_modules" if args.format == "tfhub" else "saved_model"
+    check_replaceable(output, kind, args.overwrite, name="--output")
+    check_writable_directory(output.parent, name="--output")
+
+
 def run(args):
     if args.format != "tflite" and (args.quantize != "none" or args.sequence_length):
         raise ValueError("`--quantize` and `--sequence_length` apply to --format=tflite only.")
@@ -67,26 +82,34 @@ def run(args):
     if args.format == "tflite" and args.quantize == "int8" and args.texts is None:
         raise ValueError("Full int8 calibrates on representative text: pass --texts FILE.")
     texts = _texts(args.texts)
+    # The output is judged before the preset is loaded and converted.
+    _check_output(args)
     preset = resolve_preset(args.preset)
     print(f"Exporting {args.preset!r} as {args.format} to {args.output!r}", flush=True)
     if args.format == "tfhub":
         vocabulary = preset_vocabulary(preset)
         if vocabulary is None:
             raise ValueError(f"Preset {args.preset!r} has no SentencePiece vocabulary to export.")
-        difference = export_tfhub(load_preset_model(preset), vocabulary, args.output)
+        difference = export_tfhub(
+            load_preset_model(preset), vocabulary, args.output, overwrite=args.overwrite
+        )
         report = {"format": "tfhub", "max_abs_difference": difference}
     elif args.format == "saved_model":
-        difference = export_serving_saved_model(load_task(preset), args.output, pair=args.pair, check_texts=texts)
+        difference = export_serving_saved_model(
+            load_task(preset), args.output, pair=args.pair, check_texts=texts,
+            overwrite=args.overwrite,
+        )
         report = {"format": "saved_model", "max_abs_difference": difference}
     elif args.raw_strings:
         report = export_raw_string_tflite(
             load_task(preset), args.output, args.quantize, args.sequence_length,
             pair=args.pair, batch_size=args.batch_size, check_texts=texts,
+            overwrite=args.overwrite,
         )
     else:
         report = export_tflite(
             load_task(preset), args.output, args.quantize, args.sequence_length,
-            check_texts=texts, representative_texts=texts,
+            check_texts=texts, representative_texts=texts, overwrite=args.overwrite,
         )
     print(json.dumps(report, indent=2), flush=True)
     return report

@@ -37,10 +37,13 @@ from keras_albert.distill.task_distillation import distillation_targets
 from keras_albert.distill.task_distillation import teacher_logits
 from keras_albert.export.serving_saved_model import export_serving_saved_model
 from keras_albert.models.albert_classifier import AlbertClassifier
-from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.training.schedules import WarmupLinearDecay
 from keras_albert.training.strategy import STRATEGY_NAMES
 from keras_albert.training.strategy import resolve_strategy
+from keras_albert.utils.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import check_replaceable
+from keras_albert.utils.atomic_file import check_writable_directory
+from keras_albert.utils.atomic_file import write_file_atomically
 
 HELP = "fine-tune a preset on classification, regression, SQuAD, RACE or CoNLL data"
 
@@ -89,6 +92,11 @@ def _check(args):
         raise ValueError(f"`--tfds` reads text classification data; --task={args.task!r} cannot use it.")
     if output.exists() and not output.is_dir():
         raise ValueError(f"`--output` {str(output)!r} exists and is a file.")
+    # Before any training: outputs that cannot be written, or that would
+    # replace something this command did not write.
+    check_writable_directory(output, name="--output")
+    check_replaceable(output / "preset", "preset", name="--output")
+    check_replaceable(output / "serving", "saved_model", name="--output")
     if args.teacher and args.task != "classification":
         raise ValueError(f"`--teacher` distils classifiers only; received --task={args.task!r}.")
     if args.transfer_texts and not args.teacher:
@@ -146,12 +154,14 @@ def with_teacher_targets(args, task, train):
 
 def run(args):
     output = _check(args)
-    output.mkdir(parents=True, exist_ok=True)
     keras.utils.set_random_seed(args.seed)
     task = make_task(args)
     print(f"Reading {args.train!r} and {args.eval!r}", flush=True)
     train = task.read(args.train, "train")
     evaluation = task.read(args.eval, "eval")
+    # Only once the inputs are read and checked: a bad input leaves no
+    # empty output directory behind.
+    output.mkdir(parents=True, exist_ok=True)
     strategy = resolve_strategy(args.strategy)
     with strategy.scope():
         model = task.build(args.preset)
@@ -188,13 +198,25 @@ def run(args):
     }
     with atomic_directory(output / "preset") as staging:
         model.save_to_preset(staging)
+    metrics_path = output / "metrics.json"
     if task.serving:
         pair = isinstance(train, tuple) and isinstance(train[0], tuple)
-        export_serving_saved_model(
-            model, output / "serving", pair=pair, check_texts=task.check_texts(train)
-        )
+        try:
+            export_serving_saved_model(
+                model, output / "serving", pair=pair, check_texts=task.check_texts(train)
+            )
+        except ValueError as error:
+            # The training is not lost with the export: keep and name it.
+            results["serving_error"] = str(error)
+            write_file_atomically(metrics_path, json.dumps(results, indent=2))
+            raise ValueError(
+                f"The serving SavedModel failed its check: {error} The trained "
+                f"model is kept: preset {str(output / 'preset')!r}, metrics "
+                f"{str(metrics_path)!r}; export it later with `python -m "
+                "keras_albert export`."
+            ) from None
         results["serving_saved_model"] = str(output / "serving")
     plot_training_curves(history, primary, output / "curves.png")
-    (output / "metrics.json").write_text(json.dumps(results, indent=2))
+    write_file_atomically(metrics_path, json.dumps(results, indent=2))
     print(f"Best epoch {best['epoch']}: {primary}={best[primary]:.4f}. Wrote {output}", flush=True)
     return results

@@ -3,6 +3,8 @@
 import argparse
 import sys
 
+import tensorflow as tf
+
 from keras_albert.cli import convert_command
 from keras_albert.cli import distill_command
 from keras_albert.cli import export_command
@@ -31,8 +33,17 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         COMMANDS[args.command].run(args)
-    except (ValueError, FileNotFoundError) as error:
-        # Bad input: say what is wrong without a traceback.
-        print(f"error: {error}", file=sys.stderr)
+    except (ValueError, OSError, tf.errors.OpError) as error:
+        # Bad input or an unusable path (PermissionError, a full disk, an
+        # archive refusal): one line that says what is wrong, exit 2 as
+        # argparse does for bad flags.
+        print(f"error: {_one_line(error)}", file=sys.stderr)
         return 2
     return 0
+
+
+def _one_line(error):
+    message = " ".join(str(error).split())
+    if isinstance(error, tf.errors.OpError):
+        message = " ".join(str(error.message).split())
+    return message or type(error).__name__

@@ -27,6 +27,7 @@ import glob
 import json
 import os
 import pathlib
+import shutil
 import time
 
 import keras
@@ -48,6 +49,7 @@ from keras_albert.models.albert_text_classifier_preprocessor import (
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_file import write_file_atomically
 from keras_albert.cli.training_curves import plot_pretraining_curve
 from keras_albert.training.curve_log import CurveLog
 from keras_albert.training.curve_log import read_curve
@@ -155,16 +157,6 @@ def _json_object(text, where):
     return values
 
 
-def _write_atomically(path, data):
-    """Writes `data` (bytes or str) to `path` via a renamed sibling."""
-    staging = path.with_name(path.name + ".partial")
-    if isinstance(data, bytes):
-        staging.write_bytes(data)
-    else:
-        staging.write_text(data)
-    os.replace(staging, path)
-
-
 def _sentences(paths, settings):
     for document in read_documents(
         paths, settings.document_boundary, settings.sentence_split
@@ -179,13 +171,13 @@ def build_vocabulary(settings, path):
     if settings.init_preset:
         log(f"vocabulary: the SentencePiece model of {settings.init_preset}")
         proto = AlbertTokenizer.from_preset(settings.init_preset).proto
-        _write_atomically(path, proto)
+        write_file_atomically(path, proto)
         return proto
     log(f"vocabulary: training a {settings.vocabulary_size}-piece SentencePiece model")
     proto = train_sentencepiece(
         _sentences(settings.corpus, settings), settings.vocabulary_size
     )
-    _write_atomically(path, proto)
+    write_file_atomically(path, proto)
     return proto
 
 
@@ -205,6 +197,9 @@ def _instances(paths, settings, proto, dupe_factor, seed):
 def build_data(settings, proto, data_dir):
     """Writes (or reuses) the training and held-out TFRecords."""
     data_dir.mkdir(parents=True, exist_ok=True)
+    # Files a killed run was writing (renamed only when complete).
+    for stale in data_dir.glob("*.tfrecord.tmp-*"):
+        stale.unlink(missing_ok=True)
     train = [
         str(data_dir / f"train-{i:05d}-of-{settings.num_shards:05d}.tfrecord")
         for i in range(settings.num_shards)
@@ -231,24 +226,46 @@ def build_data(settings, proto, data_dir):
     return train, eval_path
 
 
+def _data_settings(settings):
+    return {name: getattr(settings, name) for name in DATA_SETTINGS}
+
+
 def _check_settings(settings, path):
-    current = {name: getattr(settings, name) for name in DATA_SETTINGS}
+    """Refuses settings that differ from those of the data already built.
+
+    `data_complete` is false until the vocabulary and TFRecords are all
+    written: a run that failed before (a bad corpus, say) binds nothing, and
+    its partial data is discarded when the settings are corrected.
+    """
+    current = _data_settings(settings)
     if path.exists():
         previous = json.loads(path.read_text())
+        complete = previous.pop("data_complete", True)  # Older runs: complete.
         changed = {
             name: (previous.get(name), value)
             for name, value in current.items()
             if previous.get(name) != value
         }
-        if changed:
+        if changed and complete:
             details = ", ".join(f"{n}: {old!r} -> {new!r}" for n, (old, new) in changed.items())
             raise ValueError(
                 f"{path.parent} holds a run made with other data settings "
                 f"({details}). Use a new --output directory, or the same settings."
             )
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomically(path, json.dumps(current, indent=2))
+        if not changed and complete:
+            return
+        if changed:
+            log("data: discarding the unfinished data of a run with other settings")
+            (path.parent / "vocabulary.spm").unlink(missing_ok=True)
+            shutil.rmtree(path.parent / "data", ignore_errors=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_file_atomically(path, json.dumps({**current, "data_complete": False}, indent=2))
+
+
+def _mark_data_complete(settings, path):
+    write_file_atomically(
+        path, json.dumps({**_data_settings(settings), "data_complete": True}, indent=2)
+    )
 
 
 def initial_pretrainer(settings):
@@ -365,6 +382,7 @@ def run_pretraining(settings):
     proto = build_vocabulary(settings, output / "vocabulary.spm")
     tokenizer = AlbertTokenizer(proto=proto)
     train_files, eval_path = build_data(settings, proto, output / "data")
+    _mark_data_complete(settings, output / "settings.json")
 
     configure_precision(settings.precision)
     strategy = resolve_strategy(settings.strategy, tpu=settings.tpu)
@@ -421,7 +439,7 @@ def run_pretraining(settings):
             read_curve(output / "curve.jsonl"), output / "curve.png",
             title=f"pretraining {output.name} (held-out: eval corpus)",
         )
-    _write_atomically(output / "metrics.json", json.dumps(metrics, indent=2))
+    write_file_atomically(output / "metrics.json", json.dumps(metrics, indent=2))
     log(f"preset written to {output / 'preset'}")
     return metrics
 

@@ -15,16 +15,13 @@ from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_pretrainer import AlbertPretrainer
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.utils.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import check_replaceable
 
 
-def check_destination(dst):
-    """A preset goes to a new directory or replaces a directory, never a file."""
-    dst = pathlib.Path(dst)
-    if dst.exists() and not dst.is_dir():
-        raise ValueError(
-            f"`dst` must be a directory path; {str(dst)!r} is an existing file."
-        )
-    return dst
+def check_destination(dst, overwrite=False, kind="preset"):
+    """`dst` is new, empty or an artifact of `kind` (any directory with
+    `overwrite`); never a file. Checked before the conversion's work."""
+    return check_replaceable(dst, kind, overwrite)
 
 
 def build_model(config, weights, source):
@@ -39,7 +36,9 @@ def build_model(config, weights, source):
     return model
 
 
-def write_converted_preset(dst, config, weights, vocabulary=None, source="source"):
+def write_converted_preset(
+    dst, config, weights, vocabulary=None, source="source", overwrite=False
+):
     """Builds, fills and saves the model; returns the preset path.
 
     Args:
@@ -48,14 +47,15 @@ def write_converted_preset(dst, config, weights, vocabulary=None, source="source
         weights: {TF1 name: array} for the backbone and optional heads.
         vocabulary: SentencePiece model bytes, or None.
         source: how errors name the source.
+        overwrite: replace `dst` even if it is not a preset.
     """
-    dst = check_destination(dst)
+    dst = check_destination(dst, overwrite)
     model = build_model(config, weights, source)
     tokenizer = None
     if vocabulary is not None:
         # Every published ALBERT vocabulary is uncased.
         tokenizer = AlbertTokenizer(proto=vocabulary, lowercase=True)
-    with atomic_directory(dst) as staging:
+    with atomic_directory(dst, "preset", overwrite) as staging:
         model.save_to_preset(staging)
         if tokenizer is not None:
             tokenizer.save_to_preset(staging)

@@ -153,10 +153,10 @@ def hf_state_to_tf1(state, config):
     return weights
 
 
-def convert_huggingface(src, dst):
+def convert_huggingface(src, dst, overwrite=False):
     """Converts a Hugging Face ALBERT directory at `src` to a preset."""
     src = pathlib.Path(src)
-    check_destination(dst)
+    check_destination(dst, overwrite)
     if not src.is_dir():
         raise FileNotFoundError(f"`src` must be a Hugging Face model directory: {str(src)!r}")
     config_path = src / "config.json"
@@ -175,6 +175,7 @@ def convert_huggingface(src, dst):
         weights,
         vocabulary.read_bytes() if vocabulary.is_file() else None,
         source=f"Hugging Face model {str(src)!r}",
+        overwrite=overwrite,
     )
 
 
@@ -206,15 +207,15 @@ def hf_architecture(model):
     return "AlbertForPreTraining" if model.sentence_head is not None else "AlbertForMaskedLM"
 
 
-def export_huggingface(model, dst, vocabulary=None):
+def export_huggingface(model, dst, vocabulary=None, overwrite=False):
     """Writes `model` as a Hugging Face ALBERT directory at `dst`."""
     from safetensors.numpy import save_file
 
-    dst = check_destination(dst)
+    dst = check_destination(dst, overwrite, kind="huggingface")
     backbone = getattr(model, "backbone", model)
     config = ours_to_hf_config(backbone.get_config(), hf_architecture(model))
     state = model_to_hf_state(model)
-    with atomic_directory(dst) as staging:
+    with atomic_directory(dst, "huggingface", overwrite) as staging:
         staging = pathlib.Path(staging)
         save_file(state, str(staging / "model.safetensors"), metadata={"format": "pt"})
         (staging / "config.json").write_text(json.dumps(config, indent=2))

@@ -35,7 +35,7 @@ def is_keras_hub_albert_preset(path):
         return False
 
 
-def convert_keras_hub_preset(src, dst):
+def convert_keras_hub_preset(src, dst, overwrite=False):
     """Writes a keras_albert preset (backbone + tokenizer) for `src`.
 
     The directory appears whole or not at all: it is written next to `dst`
@@ -43,7 +43,7 @@ def convert_keras_hub_preset(src, dst):
     """
     import keras_hub
 
-    check_destination(dst)
+    check_destination(dst, overwrite)
     if not is_keras_hub_albert_preset(src):
         # keras-hub would try to read it as a Hugging Face or timm checkpoint.
         raise ValueError(
@@ -59,7 +59,7 @@ def convert_keras_hub_preset(src, dst):
         keras_hub_backbone_weights(source),
         source=f"keras-hub preset {str(src)!r}",
     )
-    with atomic_directory(dst) as staging:
+    with atomic_directory(dst, "preset", overwrite) as staging:
         backbone.save_to_preset(staging)
         vocabulary = pathlib.Path(src) / "assets" / "tokenizer" / "vocabulary.spm"
         if vocabulary.is_file():
@@ -94,16 +94,16 @@ def _keras_hub_arguments(config):
     return keras_hub_config_to_ours(config)
 
 
-def export_keras_hub_preset(backbone, dst, vocabulary=None):
+def export_keras_hub_preset(backbone, dst, vocabulary=None, overwrite=False):
     """Writes `backbone` (and a tokenizer) as a keras-hub ALBERT preset."""
     import keras_hub
 
-    check_destination(dst)
+    check_destination(dst, overwrite)
     theirs = keras_hub.models.AlbertBackbone(
         **_keras_hub_arguments(backbone.get_config())
     )
     set_keras_hub_backbone_weights(theirs, get_backbone_weights(backbone))
-    with atomic_directory(dst) as staging:
+    with atomic_directory(dst, "preset", overwrite) as staging:
         theirs.save_to_preset(staging)
         if vocabulary is not None:
             keras_hub.models.AlbertTokenizer(proto=vocabulary).save_to_preset(staging)

@@ -89,11 +89,12 @@ def read_tf1_release(src, scratch):
     return config, weights, vocabulary
 
 
-def convert_tf1_checkpoint(src, dst):
+def convert_tf1_checkpoint(src, dst, overwrite=False):
     """Converts a TF1 release directory or tarball at `src` to a preset."""
-    check_destination(dst)
+    check_destination(dst, overwrite)
     with tempfile.TemporaryDirectory(prefix="keras_albert_tf1_") as scratch:
         config, weights, vocabulary = read_tf1_release(src, scratch)
         return write_converted_preset(
-            dst, config, weights, vocabulary, source=f"TF1 checkpoint {str(src)!r}"
+            dst, config, weights, vocabulary, source=f"TF1 checkpoint {str(src)!r}",
+            overwrite=overwrite,
         )

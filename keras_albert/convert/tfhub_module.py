@@ -145,10 +145,10 @@ def _infer_config(weights, overrides, src):
     return config
 
 
-def convert_tfhub_module(src, dst, overrides=None):
+def convert_tfhub_module(src, dst, overrides=None, overwrite=False):
     """Converts a TF2 TF-Hub ALBERT encoder at `src` to a preset."""
     src = pathlib.Path(src)
-    check_destination(dst)
+    check_destination(dst, overwrite)
     if not (src / "saved_model.pb").is_file():
         raise FileNotFoundError(
             f"`src` must be a TF-Hub module directory with saved_model.pb: {str(src)!r}"
@@ -163,5 +163,6 @@ def convert_tfhub_module(src, dst, overrides=None):
             vocabulary = (src / candidate).read_bytes()
             break
     return write_converted_preset(
-        dst, config, weights, vocabulary, source=f"TF-Hub module {str(src)!r}"
+        dst, config, weights, vocabulary, source=f"TF-Hub module {str(src)!r}",
+        overwrite=overwrite,
     )

@@ -18,6 +18,7 @@ import typing
 import numpy as np
 import tensorflow as tf
 
+from keras_albert.utils.validation import check_fraction
 from keras_albert.utils.validation import check_positive_int
 
 # ALBERT's fixed SentencePiece ids (see sentencepiece_training.py).
@@ -177,7 +178,7 @@ class NgramMasker:
                 "`start_pieces` must cover ALBERT's special ids 0..4 and at "
                 f"least one more piece. Received: size={start_pieces.size}"
             )
-        check_probability("masked_lm_prob", masked_lm_prob)
+        check_fraction("masked_lm_prob", masked_lm_prob)
         check_positive_int("max_predictions_per_seq", max_predictions_per_seq)
         self.start_pieces = start_pieces
         self.vocabulary_size = start_pieces.size
@@ -295,15 +296,6 @@ class MaskedTokens(typing.NamedTuple):
     token_boundary: np.ndarray
 
 
-def check_probability(name, value):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not 0.0 <= value <= 1.0
-    ):
-        raise ValueError(
-            f"`{name}` must be a float in [0, 1]. Received: {name}={value!r}"
-        )
 
 
 def mask_ngrams_tf(
@@ -351,7 +343,7 @@ def mask_ngrams_tf(
     1
     """
     check_positive_int("vocabulary_size", vocabulary_size)
-    check_probability("masked_lm_prob", masked_lm_prob)
+    check_fraction("masked_lm_prob", masked_lm_prob)
     if masked_lm_prob == 0:
         raise ValueError(
             "`masked_lm_prob` must be > 0 for dynamic masking. "

@@ -37,9 +37,9 @@ import sentencepiece
 from keras_albert.data.ngram_masking import CLS_ID
 from keras_albert.data.ngram_masking import SEP_ID
 from keras_albert.data.ngram_masking import NgramMasker
-from keras_albert.data.ngram_masking import check_probability
 from keras_albert.data.ngram_masking import start_piece_table
 from keras_albert.data.text_normalization import normalize_text
+from keras_albert.utils.validation import check_fraction
 from keras_albert.utils.validation import check_positive_int
 
 SENTENCE_TASKS = ("sop", "nsp", "none")
@@ -269,8 +269,8 @@ def create_pretraining_instances(
             f"max_predictions_per_seq={max_predictions_per_seq}, "
             f"max_seq_length={max_seq_length}"
         )
-    check_probability("masked_lm_prob", masked_lm_prob)
-    check_probability("short_seq_prob", short_seq_prob)
+    check_fraction("masked_lm_prob", masked_lm_prob)
+    check_fraction("short_seq_prob", short_seq_prob)
     if sentence_task not in SENTENCE_TASKS:
         raise ValueError(
             f"`sentence_task` must be one of {SENTENCE_TASKS}. "

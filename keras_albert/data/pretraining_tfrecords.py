@@ -14,10 +14,10 @@ import uuid
 import numpy as np
 import tensorflow as tf
 
-from keras_albert.data.ngram_masking import check_probability
 from keras_albert.data.ngram_masking import mask_ngrams_tf
 from keras_albert.data.ngram_masking import ngram_probabilities
 from keras_albert.data.pretraining_instances import PretrainingInstance
+from keras_albert.utils.validation import check_fraction
 from keras_albert.utils.validation import check_positive_int
 
 SEQUENCE_FEATURES = ("input_ids", "input_mask", "segment_ids", "token_boundary")
@@ -434,7 +434,7 @@ def pretraining_dataset(
 
 
 def _check_masking_settings(masked_lm_prob, max_ngram):
-    check_probability("masked_lm_prob", masked_lm_prob)
+    check_fraction("masked_lm_prob", masked_lm_prob)
     if masked_lm_prob == 0:
         raise ValueError(
             "`masked_lm_prob` must be > 0 with `dynamic_masking=True`. "

@@ -8,6 +8,7 @@ at the answer text.
 
 import csv
 import dataclasses
+import io
 import json
 import pathlib
 
@@ -71,21 +72,92 @@ def _rows(path, text_columns, label_column, fieldnames=None):
         raise TaskFileError(
             f"{str(path)!r}: unknown table format {suffix!r}; accepted: .csv, .tsv, .jsonl."
         )
-    delimiter = "," if suffix == ".csv" else "\t"
-    # TSVs (GLUE's among them) carry bare quotes inside texts.
-    quoting = csv.QUOTE_MINIMAL if suffix == ".csv" else csv.QUOTE_NONE
-    reader = csv.DictReader(
-        text.splitlines(), fieldnames=fieldnames, delimiter=delimiter, quoting=quoting
-    )
-    header = reader.fieldnames or []
+    records = _table_records(path, text, suffix)
+    if fieldnames is None:
+        if not records:
+            raise TaskFileError(f"{str(path)!r} holds no examples.")
+        header = records.pop(0)[1]
+    else:
+        header = list(fieldnames)
     wanted = list(text_columns) + ([label_column] if label_column else [])
     missing = [c for c in wanted if c not in header]
     if missing:
         raise TaskFileError(
             f"{str(path)!r} line 1: missing columns {missing}; the header has {header}."
         )
-    for number, row in enumerate(reader, 1 if fieldnames else 2):
-        yield number, row
+    for number, fields in records:
+        if len(fields) != len(header):
+            raise TaskFileError(
+                f"{str(path)!r} line {number}: {len(fields)} fields where the "
+                f"header has {len(header)} ({header}); the row reads {fields!r}. "
+                "A text holding the delimiter (a tab in .tsv, a comma in .csv) "
+                'must be quoted: "a<TAB>b".'
+            )
+        yield number, dict(zip(header, fields))
+
+
+class _Csv(csv.Dialect):
+    delimiter = ","
+    quotechar = '"'
+    doublequote = True
+    skipinitialspace = False
+    lineterminator = "\n"
+    quoting = csv.QUOTE_MINIMAL
+    strict = True
+
+
+class _QuotedTsv(_Csv):
+    """TSV whose fields may be quoted, RFC 4180 style ("a<TAB>b")."""
+
+    delimiter = "\t"
+
+
+class _BareTsv(_QuotedTsv):
+    """GLUE's TSVs: quotes are plain characters, even at a field's start."""
+
+    quoting = csv.QUOTE_NONE
+    quotechar = None
+    doublequote = False
+    strict = False
+
+
+def _records(text, dialect):
+    """[(line number where the record starts, fields)], blank lines skipped."""
+    reader = csv.reader(io.StringIO(text, newline=""), dialect=dialect)
+    records, line = [], 1
+    try:
+        for fields in reader:
+            if fields:
+                records.append((line, fields))
+            line = reader.line_num + 1
+    except csv.Error as error:
+        raise csv.Error(f"line {reader.line_num}: {error}") from None
+    return records
+
+
+def _table_records(path, text, suffix):
+    """The records of a CSV or TSV table.
+
+    A TSV is read with quoting when that reads every row with one field
+    count, else as GLUE writes it (quotes are plain characters) when that
+    does; if neither does, the reading whose quotes were well formed is
+    kept, so that its first odd row is the one reported.
+    """
+    dialects = [_Csv] if suffix == ".csv" else [_QuotedTsv, _BareTsv]
+    readings = []
+    for dialect in dialects:
+        try:
+            records = _records(text, dialect)
+        except csv.Error as error:
+            readings.append(error)
+            continue
+        if len({len(fields) for _, fields in records}) <= 1:
+            return records
+        readings.append(records)
+    for reading in readings:
+        if not isinstance(reading, csv.Error):
+            return reading
+    raise TaskFileError(f"{str(path)!r} {readings[0]}; not a readable table.")
 
 
 def read_text_examples(

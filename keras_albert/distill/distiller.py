@@ -9,6 +9,7 @@ from keras_albert.distill.losses import attention_transfer_loss
 from keras_albert.distill.losses import feature_map_loss
 from keras_albert.distill.losses import hard_mlm_loss
 from keras_albert.distill.losses import soft_mlm_loss
+from keras_albert.utils.validation import check_finite_number
 from keras_albert.utils.validation import check_fraction
 from keras_albert.utils.validation import check_positive_number
 
@@ -16,9 +17,6 @@ BACKBONE_INPUTS = ("token_ids", "segment_ids", "padding_mask")
 LOSS_NAMES = ("feature_loss", "attention_loss", "mlm_distill_loss", "mlm_loss")
 
 
-def _check_weight(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise ValueError(f"`{name}` must be a float >= 0. Received: {name}={value!r}")
 
 
 def _check_masked_lm(name, model):
@@ -83,7 +81,7 @@ class Distiller(keras.Model):
                             ("mlm_weight", mlm_weight),
                             ("mean_weight", mean_weight),
                             ("variance_weight", variance_weight)):
-            _check_weight(name, value)
+            check_finite_number(name, value)
         check_fraction("alpha", alpha)
         check_positive_number("temperature", temperature)
         teacher_backbone, student_backbone = teacher.backbone, student.backbone

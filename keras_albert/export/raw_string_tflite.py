@@ -228,6 +228,7 @@ def export_raw_string_tflite(
     batch_size=1,
     check_texts=None,
     representative_texts=None,
+    overwrite=False,
 ):
     """Converts, checks against Keras on `check_texts`, and writes `path`.
 
@@ -245,7 +246,7 @@ def export_raw_string_tflite(
             "Full int8 raw-string TFLite is calibrated one text at a time: "
             f"`batch_size` must be 1. Received: batch_size={batch_size!r}"
         )
-    path = check_output_file(path)
+    path = check_output_file(path, overwrite)
     sequence_length = check_sequence_length(task, sequence_length)
     check_texts = list(check_texts or ["A short check sentence.", "Another, longer one!"])
     pairs = list(reversed(check_texts)) if pair else None
@@ -257,7 +258,7 @@ def export_raw_string_tflite(
         _keras_outputs(task, check_texts, pairs, sequence_length),
         quantize,
     )
-    write_atomically(path, content)
+    write_atomically(path, content, overwrite)
     report.update(
         path=str(path),
         bytes=len(content),

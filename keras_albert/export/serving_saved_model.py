@@ -27,7 +27,6 @@ place; a failed check leaves nothing behind and any earlier export intact.
 Loading it needs `import tensorflow_text` first (the SentencePiece op).
 """
 
-import pathlib
 
 import keras
 import numpy as np
@@ -37,6 +36,7 @@ import tensorflow_text  # noqa: F401  (registers the SentencePiece op)
 from keras_albert.export.question_answering_serving import best_answers_over_windows
 from keras_albert.export.question_answering_serving import windowed_qa_features
 from keras_albert.utils.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.models.length_buckets import bucket_lengths
 from keras_albert.models.length_buckets import bucketed_graph_call
 from keras_albert.models.length_buckets import check_buckets
@@ -45,7 +45,7 @@ from keras_albert.models.length_buckets import unbucketed
 PARITY_TOLERANCE = 1e-5
 
 
-def _check_exportable(task, path):
+def _check_exportable(task, path, overwrite=False):
     if getattr(task, "preprocessor", None) is None:
         raise ValueError(
             "A serving SavedModel tokenizes raw strings, so the task needs a "
@@ -53,10 +53,7 @@ def _check_exportable(task, path):
         )
     if not task.built:
         raise ValueError("The task is not built: call it, fit it or load it first.")
-    path = pathlib.Path(path)
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"`path` {str(path)!r} exists and is a file, not a directory.")
-    return path
+    return check_replaceable(path, "saved_model", overwrite, name="path")
 
 
 def _outputs(task, logits):
@@ -194,7 +191,9 @@ def _verify(directory, check_inputs, expected_logits):
     return difference
 
 
-def export_serving_saved_model(task, path, pair=False, check_texts=None, length_buckets="auto"):
+def export_serving_saved_model(
+    task, path, pair=False, check_texts=None, length_buckets="auto", overwrite=False
+):
     """Exports `task` (with its preprocessor) for serving raw strings.
 
     Args:
@@ -206,17 +205,18 @@ def export_serving_saved_model(task, path, pair=False, check_texts=None, length_
         length_buckets: padded lengths the served examples are run at
             (classifiers, regressors, multiple choice); "auto" takes the
             task's `length_buckets`, None pads everything to the full length.
+        overwrite: replace `path` even if it is not a SavedModel.
 
     Returns the max abs logit difference measured on `check_texts`.
     """
-    path = _check_exportable(task, path)
+    path = _check_exportable(task, path, overwrite)
     check_texts = list(check_texts or ["A short check sentence.", "Another, longer one!"])
     if length_buckets == "auto":
         length_buckets = getattr(task, "length_buckets", None)
     buckets = check_buckets(length_buckets)
     signature, serve, check_inputs, expected_logits = _plan(task, pair, check_texts, buckets)
     archive = _archive(task, signature, serve, check_inputs)
-    with atomic_directory(path) as staging:
+    with atomic_directory(path, "saved_model", overwrite) as staging:
         archive.write_out(str(staging), verbose=False)
         with unbucketed(task):
             difference = _verify(staging, check_inputs, expected_logits)

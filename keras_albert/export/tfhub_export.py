@@ -35,6 +35,7 @@ from keras_albert.convert.tfhub_module import HUB_MLM_NAMES
 from keras_albert.convert.tfhub_module import HUB_NAMES
 from keras_albert.models.albert_tokenizer import albert_normalize_text
 from keras_albert.utils.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import check_replaceable
 
 _MASK_PENALTY = -1e9
 PARITY_TOLERANCE = 1e-5
@@ -248,21 +249,21 @@ def _check_encoder(directory, backbone):
     return difference
 
 
-def export_tfhub(model, vocabulary, directory):
+def export_tfhub(model, vocabulary, directory, overwrite=False):
     """Writes `directory/encoder` and `directory/preprocessor`; returns the parity measured.
 
     Args:
         model: an `AlbertBackbone`, or an `AlbertPretrainer` (adds `mlm`).
         vocabulary: SentencePiece model bytes (the preprocessor's vocabulary).
-        directory: output directory; replaced only after the check passed.
+        directory: output directory; replaced only after the check passed,
+            and only if it is empty or holds an earlier TF-Hub export.
+        overwrite: replace `directory` whatever it holds.
     """
     backbone = getattr(model, "backbone", model)
     check_hub_exportable(backbone)
-    directory = pathlib.Path(directory)
-    if directory.exists() and not directory.is_dir():
-        raise ValueError(f"`output` {str(directory)!r} exists and is a file.")
+    directory = check_replaceable(directory, "tfhub_modules", overwrite, name="directory")
     weights = get_model_weights(model)
-    with atomic_directory(directory) as staging:
+    with atomic_directory(directory, "tfhub_modules", overwrite) as staging:
         staging = pathlib.Path(staging)
         encoder = HubEncoder(backbone, weights, with_mlm=hasattr(model, "masked_lm_head"))
         tf.saved_model.save(encoder, str(staging / "encoder"))

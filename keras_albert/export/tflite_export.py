@@ -11,12 +11,14 @@ are passed in explicitly.)
 """
 
 import pathlib
-import tempfile
 
 import numpy as np
 import tensorflow as tf
 
 from keras_albert.models.preprocessor_inputs import padded_to
+from keras_albert.utils.atomic_file import check_writable_directory
+from keras_albert.utils.atomic_file import write_file_atomically
+from keras_albert.utils.validation import check_sequence_length as check_length
 
 QUANTIZATIONS = ("none", "float16", "dynamic", "int8")
 # Max abs logit difference for float files; argmax agreement for integer ones.
@@ -31,17 +33,11 @@ def check_quantize(quantize):
 
 
 def check_sequence_length(task, sequence_length):
+    """`sequence_length`, defaulting to the preprocessor's, within the backbone's."""
     maximum = task.backbone.max_sequence_length
     if sequence_length is None:
         sequence_length = getattr(task.preprocessor, "sequence_length", None) or maximum
-    if isinstance(sequence_length, bool) or not isinstance(sequence_length, int) or not (
-        2 <= sequence_length <= maximum
-    ):
-        raise ValueError(
-            f"`sequence_length` must be an int in [2, {maximum}] (the backbone's "
-            f"maximum). Received: sequence_length={sequence_length!r}"
-        )
-    return sequence_length
+    return check_length(sequence_length, maximum=maximum)
 
 
 def token_features(task, texts, sequence_length):
@@ -181,20 +177,30 @@ def verify(content, task, features, quantize):
     return compare_outputs(run_tflite(content, features), keras_logits(task, features), quantize)
 
 
-def check_output_file(path):
+def _is_tflite(path):
+    with open(path, "rb") as handle:
+        return handle.read(8)[4:8] == b"TFL3"  # The flatbuffer's file identifier.
+
+
+def check_output_file(path, overwrite=False):
+    """A new path, or an earlier TFLite file (any file with `overwrite`), in
+    a directory we can write to: checked before the long conversion."""
     path = pathlib.Path(path)
     if path.is_dir():
         raise ValueError(f"`path` {str(path)!r} is a directory; pass a .tflite file path.")
+    if path.exists() and not overwrite and not _is_tflite(path):
+        raise ValueError(
+            f"`path` {str(path)!r} is an existing file that is not a TFLite "
+            "model; replacing it would destroy it. Pass a new path, or "
+            "overwrite=True (CLI: --overwrite) to replace it anyway."
+        )
+    check_writable_directory(path.parent, name="path")
     return path
 
 
-def write_atomically(path, content):
+def write_atomically(path, content, overwrite=False):
     """Writes bytes next to `path` and renames: never a half-written file."""
-    path = check_output_file(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as handle:
-        handle.write(content)
-    pathlib.Path(handle.name).replace(path)
+    write_file_atomically(check_output_file(path, overwrite), content)
 
 
 def export_tflite(
@@ -204,12 +210,17 @@ def export_tflite(
     sequence_length=None,
     check_texts=None,
     representative_texts=None,
+    overwrite=False,
 ):
-    """Converts, checks and writes `path` (a .tflite file); returns the report."""
+    """Converts, checks and writes `path` (a .tflite file); returns the report.
+
+    An existing `path` is replaced only if it is a TFLite model, or with
+    `overwrite=True`.
+    """
     check_quantize(quantize)
     if not task.built or getattr(task, "preprocessor", None) is None:
         raise ValueError("Export needs a built task with a preprocessor (for tokenizing check texts).")
-    path = check_output_file(path)
+    path = check_output_file(path, overwrite)
     sequence_length = check_sequence_length(task, sequence_length)
     check_texts = list(check_texts or ["A short check sentence.", "Another, longer one!"])
     representative = None
@@ -217,6 +228,6 @@ def export_tflite(
         representative = token_features(task, representative_texts or check_texts, sequence_length)
     content = convert(task, sequence_length, quantize, representative)
     report = verify(content, task, token_features(task, check_texts, sequence_length), quantize)
-    write_atomically(path, content)
+    write_atomically(path, content, overwrite)
     report.update(path=str(path), bytes=len(content), sequence_length=sequence_length)
     return report

@@ -16,6 +16,7 @@ from keras_albert.layers.lsh_hashing import neighbour_chunks
 from keras_albert.layers.lsh_hashing import sort_by_bucket
 from keras_albert.layers.self_attention import MASK_PENALTY
 from keras_albert.utils.validation import check_divisible
+from keras_albert.utils.validation import check_non_negative_int
 from keras_albert.utils.validation import check_positive_int
 from keras_albert.utils.validation import check_rate
 
@@ -29,11 +30,6 @@ SELF_PENALTY = -1e5
 _KEY_NORM_EPSILON = 1e-6
 
 
-def _check_non_negative_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(
-            f"`{name}` must be a non-negative integer. Received: {name}={value!r}"
-        )
 
 
 def _check_bool(name, value):
@@ -127,8 +123,8 @@ class AlbertLSHSelfAttention(keras.layers.Layer):
                 f"Received: num_buckets={num_buckets!r}"
             )
         check_positive_int("chunk_length", chunk_length)
-        _check_non_negative_int("num_chunks_before", num_chunks_before)
-        _check_non_negative_int("num_chunks_after", num_chunks_after)
+        check_non_negative_int("num_chunks_before", num_chunks_before)
+        check_non_negative_int("num_chunks_after", num_chunks_after)
         _check_bool("causal", causal)
         _check_bool("redraw_rotations", redraw_rotations)
         if isinstance(seed, bool) or not isinstance(seed, (int, type(None))):

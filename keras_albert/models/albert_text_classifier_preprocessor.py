@@ -7,7 +7,7 @@ from keras_hub.tokenizers import Tokenizer
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin
-from keras_albert.models.preprocessor_inputs import check_sequence_length
+from keras_albert.utils.validation import check_sequence_length
 from keras_albert.models.preprocessor_inputs import check_text_segments
 from keras_albert.models.preprocessor_inputs import check_truncate
 from keras_albert.models.preprocessor_inputs import empty_packed_batch

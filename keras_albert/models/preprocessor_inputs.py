@@ -69,16 +69,6 @@ def int32_padding_mask(inputs):
     return inputs
 
 
-def check_sequence_length(sequence_length, minimum=2):
-    if (
-        isinstance(sequence_length, bool)
-        or not isinstance(sequence_length, int)
-        or sequence_length < minimum
-    ):
-        raise ValueError(
-            f"`sequence_length` must be an int >= {minimum} (room for [CLS] "
-            f"and [SEP]). Received: sequence_length={sequence_length!r}"
-        )
 
 
 def check_truncate(truncate):

@@ -20,9 +20,11 @@ from keras.src.saving.serialization_lib import SafeModeScope
 
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
 from keras_albert.models.albert_presets import PRESET_ALIASES
-from keras_albert.utils.atomic_directory import atomic_directory_update
 from keras_albert.utils.package_resources import package_directory
 from keras_albert.models.preset_validation import check_preset_directory
+from keras_albert.models.preset_weights_check import check_weights_file
+from keras_albert.utils.atomic_directory import atomic_directory_update
+from keras_albert.utils.atomic_directory import recover_interrupted
 
 # The bundled presets are package data of this (code-free) package.
 BUNDLED_PRESETS_PACKAGE = "keras_albert.presets"
@@ -172,6 +174,8 @@ def resolve_preset(preset):
             f"{list(bundled_presets())}; official: {list(OFFICIAL_PRESETS)}."
         )
     path = pathlib.Path(preset).expanduser()
+    # A save killed between its two renames left the old preset aside.
+    recover_interrupted(path)
     if path.is_dir():
         return _check_local_preset(path)
     if path.exists():
@@ -242,6 +246,13 @@ class PresetResolutionMixin:
                     "`save_to_preset` or `python -m keras_albert convert`."
                 ) from error
 
+    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
+        """Keras's `load_weights`, refusing a `.weights.h5` file with arrays
+        this model does not use or lacks (Keras skips the surplus silently)."""
+        if str(filepath).endswith(".weights.h5") and not skip_mismatch and self.built:
+            check_weights_file(self, filepath)
+        return super().load_weights(filepath, skip_mismatch=skip_mismatch, **kwargs)
+
     def save_task_weights(self, filepath):
         """keras-hub's `save_task_weights` without the optimizer's state.
 
@@ -256,6 +267,7 @@ class PresetResolutionMixin:
         """keras-hub's `load_task_weights`; optimizer state in older presets
         is ignored."""
         _check_weights_filename(filepath)
+        check_weights_file(self, filepath, self._not_task_state())
         keras.saving.load_weights(self, filepath, objects_to_skip=self._not_task_state())
 
     def _not_task_state(self):

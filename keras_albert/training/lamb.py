@@ -18,6 +18,8 @@ import keras
 import tensorflow as tf
 from keras import ops
 
+from keras_albert.utils.validation import check_number_in
+
 DEFAULT_EXCLUDE = ("LayerNorm", "layer_norm", "bias")
 
 
@@ -48,17 +50,6 @@ def _check_patterns(name, value):
     return list(value)
 
 
-def _check_float(name, value, low, high, high_inclusive=False):
-    valid = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if valid:
-        valid = low <= value <= high if high_inclusive else low <= value < high
-    if not valid:
-        bracket = "]" if high_inclusive else ")"
-        raise ValueError(
-            f"`{name}` must be a float in [{low}, {high}{bracket}. "
-            f"Received: {name}={value!r}"
-        )
-    return float(value)
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -143,10 +134,10 @@ class AlbertLamb(keras.optimizers.Optimizer):
         super().__init__(
             learning_rate=learning_rate, global_clipnorm=global_clipnorm, **kwargs
         )
-        self.beta_1 = _check_float("beta_1", beta_1, 0.0, 1.0)
-        self.beta_2 = _check_float("beta_2", beta_2, 0.0, 1.0)
-        self.epsilon = _check_float("epsilon", epsilon, 0.0, float("inf"))
-        self.weight_decay_rate = _check_float(
+        self.beta_1 = check_number_in("beta_1", beta_1, 0.0, 1.0)
+        self.beta_2 = check_number_in("beta_2", beta_2, 0.0, 1.0)
+        self.epsilon = check_number_in("epsilon", epsilon, 0.0, float("inf"))
+        self.weight_decay_rate = check_number_in(
             "weight_decay_rate", weight_decay_rate, 0.0, float("inf")
         )
         # Not `self.exclude_from_weight_decay`: that name is a base method.

@@ -5,6 +5,8 @@ import math
 import keras
 from keras import ops
 
+from keras_albert.utils.validation import check_finite_number
+
 # ALBERT's pretraining recipe (paper, section 4.1; run_pretraining.py flags).
 ALBERT_BATCH_SIZE = 4096
 ALBERT_PEAK_LEARNING_RATE = 0.00176
@@ -12,18 +14,6 @@ ALBERT_TRAIN_STEPS = 125000
 ALBERT_WARMUP_STEPS = 3125
 
 
-def _check_number(name, value, minimum=0.0, strictly_greater=False):
-    valid = isinstance(value, (int, float)) and not isinstance(value, bool)
-    valid = valid and math.isfinite(value)
-    if valid:
-        valid = value > minimum if strictly_greater else value >= minimum
-    if not valid:
-        relation = ">" if strictly_greater else ">="
-        raise ValueError(
-            f"`{name}` must be a finite number {relation} {minimum}. "
-            f"Received: {name}={value!r}"
-        )
-    return float(value)
 
 
 def _check_int(name, value, minimum):
@@ -79,7 +69,7 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
         name=None,
     ):
         super().__init__()
-        self.peak_learning_rate = _check_number(
+        self.peak_learning_rate = check_finite_number(
             "peak_learning_rate", peak_learning_rate
         )
         self.warmup_steps = _check_int("warmup_steps", warmup_steps, 0)
@@ -89,8 +79,8 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
                 "`warmup_steps` must not exceed `total_steps`. Received: "
                 f"warmup_steps={warmup_steps}, total_steps={total_steps}"
             )
-        self.end_learning_rate = _check_number("end_learning_rate", end_learning_rate)
-        self.power = _check_number("power", power, strictly_greater=True)
+        self.end_learning_rate = check_finite_number("end_learning_rate", end_learning_rate)
+        self.power = check_finite_number("power", power, strictly_greater=True)
         self.name = name
 
     def __call__(self, step):
@@ -146,7 +136,7 @@ def albert_learning_rate(
     """
     _check_int("batch_size", batch_size, 1)
     _check_int("reference_batch_size", reference_batch_size, 1)
-    reference_learning_rate = _check_number(
+    reference_learning_rate = check_finite_number(
         "reference_learning_rate", reference_learning_rate
     )
     return reference_learning_rate * math.sqrt(batch_size / reference_batch_size)

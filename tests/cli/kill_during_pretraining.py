@@ -2,7 +2,11 @@
 
 The kill comes from a Keras callback at the end of training step
 KILL_AT_STEP (after the checkpoint before it was written), the way a
-preempted machine dies: no cleanup, no exception handlers.
+preempted machine dies: no cleanup, no exception handlers. With
+KILL_AT_STAGE instead, it comes inside a file operation:
+  vocabulary  the vocabulary's staging file written, not yet renamed
+  data        the TFRecords' temporary files written, not yet renamed
+  preset      the preset's staging directory complete, not yet swapped in
 """
 
 import os
@@ -32,9 +36,47 @@ def _with_killer(real_fit, step):
     return fit
 
 
+def _kill(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _kill_at_stage(stage):
+    if stage == "vocabulary":
+        from keras_albert.utils import atomic_file
+
+        real_replace = os.replace
+
+        def replace(src, dst, *args, **kwargs):
+            if str(dst).endswith("vocabulary.spm"):
+                _kill()
+            return real_replace(src, dst, *args, **kwargs)
+
+        atomic_file.os = type(sys)("os_proxy")
+        atomic_file.os.__dict__.update(vars(os))
+        atomic_file.os.replace = replace
+    elif stage == "data":
+        from keras_albert.data import pretraining_tfrecords
+
+        pretraining_tfrecords.tf.io.gfile.rename = _kill
+    elif stage == "preset":
+        from keras_albert.utils import atomic_directory
+
+        real_marker = atomic_directory._write_marker
+
+        def write_marker(directory, kind):
+            real_marker(directory, kind)
+            _kill()
+
+        atomic_directory._write_marker = write_marker
+    else:
+        raise SystemExit(f"unknown KILL_AT_STAGE {stage!r}")
+
+
 if __name__ == "__main__":
-    kill_at = int(os.environ["KILL_AT_STEP"])
-    pretraining_pipeline.resumable_fit = _with_killer(
-        pretraining_pipeline.resumable_fit, kill_at
-    )
+    if "KILL_AT_STAGE" in os.environ:
+        _kill_at_stage(os.environ["KILL_AT_STAGE"])
+    else:
+        pretraining_pipeline.resumable_fit = _with_killer(
+            pretraining_pipeline.resumable_fit, int(os.environ["KILL_AT_STEP"])
+        )
     sys.exit(main(sys.argv[1:]))

@@ -148,3 +148,37 @@ def test_non_utf8_corpus_is_reported_with_its_file(tmp_path):
     assert result.returncode != 0
     assert "latin1.txt" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_run_that_failed_on_its_corpus_does_not_bind_the_next(tmp_path, capsys):
+    from keras_albert.cli.main import main
+
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n")
+    output = tmp_path / "run"
+    assert main(_arguments(str(empty), output)) == 2
+    settings = json.loads((output / "settings.json").read_text())
+    assert settings["data_complete"] is False
+    corpus = _write_corpus(tmp_path / "corpus.txt", documents=6)
+    # The corrected corpus is a change of data settings; it was refused.
+    assert main(_arguments(corpus, output, train_steps=2, checkpoint_every=2)) == 0, capsys.readouterr().err
+    settings = json.loads((output / "settings.json").read_text())
+    assert settings["corpus"] == [corpus] and settings["data_complete"] is True
+    assert (output / "preset" / "config.json").is_file()
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("stage", ["vocabulary", "data", "preset"])
+def test_kill_inside_a_file_operation_then_rerun_cleans_up(tmp_path, stage):
+    corpus = _write_corpus(tmp_path / "corpus.txt", documents=8)
+    output = tmp_path / "run"
+    arguments = _arguments(corpus, output, train_steps=4, checkpoint_every=4)
+    killed = _run(arguments, script=KILLER, KILL_AT_STAGE=stage)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
+    assert not (output / "preset").exists()
+    leftovers = [p.name for p in output.rglob("*") if ".partial." in p.name or ".tmp-" in p.name]
+    assert leftovers, "the kill left nothing half-written: it did not hit a file operation"
+    rerun = _run(arguments)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert keras_albert.AlbertPretrainer.from_preset(str(output / "preset"))
+    assert [p.name for p in output.rglob("*") if ".partial." in p.name or ".tmp-" in p.name] == []

@@ -41,6 +41,41 @@ def test_malformed_tables_name_file_and_line(tmp_path, content, kwargs, message)
         read_text_examples(tmp_path / "a.tsv", **kwargs)
 
 
+@pytest.mark.parametrize(
+    "name, content, line, found",
+    [
+        # The hostile case: an extra tab once cut the text and shifted the label.
+        ("a.tsv", "text\tlabel\nok\tpos\nhello\tworld\ta\n", 3, 3),
+        ("a.tsv", "text\tlabel\nonly_text\n", 2, 1),
+        ("a.csv", 'text,label\n"a, b",pos\nhello,world,a\n', 3, 3),
+        # Line numbers count physical lines, blank ones and quoted newlines too.
+        ("a.tsv", 'text\tlabel\n"two\nlines"\tpos\n\nx\ty\tz\n', 5, 3),
+    ],
+)
+def test_rows_with_the_wrong_number_of_fields_are_errors(tmp_path, name, content, line, found):
+    (tmp_path / name).write_text(content)
+    with pytest.raises(TaskFileError) as error:
+        read_text_examples(tmp_path / name)
+    message = str(error.value)
+    assert f"{name}' line {line}: {found} fields where the header has 2" in message
+    assert "must be quoted" in message
+
+
+def test_quoted_tsv_fields_may_hold_tabs_quotes_and_newlines(tmp_path):
+    (tmp_path / "a.tsv").write_text(
+        'text\tlabel\n"hello\tworld"\tpos\n"he said ""hi"""\tneg\n"a\nb"\tpos\n'
+    )
+    examples = read_text_examples(tmp_path / "a.tsv")
+    assert examples.texts == ["hello\tworld", 'he said "hi"', "a\nb"]
+    assert examples.labels == ["pos", "neg", "pos"]
+
+
+def test_glue_style_bare_quotes_stay_text(tmp_path):
+    # GLUE writes quotes unescaped, even at a field's start.
+    (tmp_path / "a.tsv").write_text('text\tlabel\n"hi" he said\tpos\nsaid "hi\tneg\n')
+    assert read_text_examples(tmp_path / "a.tsv").texts == ['"hi" he said', 'said "hi']
+
+
 def test_jsonl_errors_and_missing_files(tmp_path):
     (tmp_path / "a.jsonl").write_text('{"text": "a", "label": "x"}\n{broken\n')
     with pytest.raises(TaskFileError, match="a.jsonl' line 2: not JSON"):
@@ -101,3 +136,9 @@ def test_race_and_conll(tmp_path):
     (tmp_path / "b.conll").write_text("Anne\n")
     with pytest.raises(TaskFileError, match="b.conll' line 1: expected a word and a label"):
         read_conll(tmp_path / "b.conll")
+
+
+def test_malformed_csv_quote_names_file_and_line(tmp_path):
+    (tmp_path / "a.csv").write_text('text,label\nok,x\n"a" b,x\n')
+    with pytest.raises(TaskFileError, match=r"a.csv' line 3: .*not a readable table"):
+        read_text_examples(tmp_path / "a.csv")

@@ -146,8 +146,9 @@ def test_bad_inputs_write_nothing(tmp_path, classifier, tokenizer, tiny_backbone
     with pytest.raises(ValueError, match="is a directory"):
         export_raw_string_tflite(classifier, tmp_path)
     monkeypatch.setitem(tflite_export.FLOAT_TOLERANCE, "none", 0.0)
-    (tmp_path / "model.tflite").write_bytes(b"previous")
+    previous = b"\x1c\x00\x00\x00TFL3previous"  # An earlier TFLite file's header.
+    (tmp_path / "model.tflite").write_bytes(previous)
     with pytest.raises(ValueError, match="not written"):
         export_raw_string_tflite(classifier, tmp_path / "model.tflite", check_texts=HELD_OUT[:8])
-    assert (tmp_path / "model.tflite").read_bytes() == b"previous"
+    assert (tmp_path / "model.tflite").read_bytes() == previous
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.tflite"]

@@ -61,10 +61,11 @@ def test_question_answerer_exports(tmp_path, tokenizer, tiny_backbone_config):
 
 def test_failed_check_and_bad_arguments_write_nothing(tmp_path, classifier, monkeypatch):
     monkeypatch.setitem(tflite_export.FLOAT_TOLERANCE, "none", 0.0)
-    (tmp_path / "model.tflite").write_bytes(b"previous")
+    previous = b"\x1c\x00\x00\x00TFL3previous"  # An earlier TFLite file's header.
+    (tmp_path / "model.tflite").write_bytes(previous)
     with pytest.raises(ValueError, match="not written"):
         export_tflite(classifier, tmp_path / "model.tflite", check_texts=HELD_OUT[:8])
-    assert (tmp_path / "model.tflite").read_bytes() == b"previous"
+    assert (tmp_path / "model.tflite").read_bytes() == previous
     assert [p.name for p in tmp_path.iterdir()] == ["model.tflite"]
     with pytest.raises(ValueError, match="`quantize` must be one of"):
         export_tflite(classifier, tmp_path / "x.tflite", quantize="int4")
@@ -72,3 +73,8 @@ def test_failed_check_and_bad_arguments_write_nothing(tmp_path, classifier, monk
         export_tflite(classifier, tmp_path / "x.tflite", sequence_length=64)
     with pytest.raises(ValueError, match="is a directory"):
         export_tflite(classifier, tmp_path)
+    # A file that is not a TFLite model is never replaced unless asked.
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="not a TFLite model.*overwrite=True"):
+        export_tflite(classifier, tmp_path / "notes.txt")
+    assert (tmp_path / "notes.txt").read_text() == "mine"

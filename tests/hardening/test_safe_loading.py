@@ -181,8 +181,8 @@ def _member(tar, tmp_path, name, **fields):
 ARCHIVES = [
     ("parent_path", lambda tar, tmp: _member(tar, tmp, "../PWNED"), ["'../PWNED'", "climbs out"]),
     ("absolute_path", lambda tar, tmp: _member(tar, tmp, "/tmp/PWNED"), ["'/tmp/PWNED'", "absolute path"]),
-    ("symlink_out", lambda tar, tmp: _member(tar, tmp, "albert/link", type=tarfile.SYMTYPE, linkname="../../etc"), ["albert/link", "outside the target"]),
-    ("hardlink_out", lambda tar, tmp: _member(tar, tmp, "albert/hard", type=tarfile.LNKTYPE, linkname="/etc/passwd"), ["albert/hard", "outside the target"]),
+    ("symlink_out", lambda tar, tmp: _member(tar, tmp, "albert/link", type=tarfile.SYMTYPE, linkname="../../etc"), ["albert/link", "symbolic link", "hold none"]),
+    ("hardlink_out", lambda tar, tmp: _member(tar, tmp, "albert/hard", type=tarfile.LNKTYPE, linkname="/etc/passwd"), ["albert/hard", "hard link", "hold none"]),
     ("device", lambda tar, tmp: _member(tar, tmp, "albert/dev", type=tarfile.CHRTYPE), ["albert/dev", "device or FIFO"]),
 ]
 
