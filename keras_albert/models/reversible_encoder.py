@@ -144,6 +144,13 @@ class AlbertReversibleEncoder(AlbertEncoder):
     def _reverse_block(self, owners, y1, y2, dy1, dy2, mask, gradients):
         """Rebuilds one block's inputs from its outputs and back-propagates
         `(dy1, dy2)` through it; adds its weight gradients to `gradients`."""
+        # The rebuild needs no gradient, so in a graph the executor could run
+        # every block's rebuild right after the forward pass and hold all of
+        # them at once, or put off the later blocks' weight gradients (and
+        # keep their activations). Waiting for this block's output gradients
+        # and every weight gradient so far keeps one block alive at a time.
+        with tf.control_dependencies([dy1, dy2] + list(gradients.values())):
+            y1, y2 = tf.identity(y1), tf.identity(y2)
         attention = self.attention_sublayers[owners[0]]
         feed_forward = self.feed_forward_sublayers[owners[1]]
         feed_forward_variables = [v.value for v in feed_forward.trainable_variables]
