@@ -2,8 +2,8 @@
 
 Pure functions on `keras.ops`, written for XLA and TFLite: int32 indices,
 no data-dependent Python control flow, the sort done with `top_k` (TFLite's
-`TOPK_V2`, XLA's sort) and every permutation applied with a flat `take`
-(one `GATHER`). Shapes may be static or, while Keras traces a functional
+`TOPK_V2`, XLA's sort), its inverse with a `scatter` (`SCATTER_ND`) and
+every permutation applied with a flat `take` (one `GATHER`). Shapes may be static or, while Keras traces a functional
 model, partly unknown; Python branches look only at static shapes.
 """
 
@@ -36,16 +36,18 @@ def hash_buckets(vectors, rotations, num_hashes, num_buckets):
     rotated = ops.reshape(rotated, (-1, length, num_hashes, half))
     # argmax over [xR, -xR] without materialising the concatenation: the
     # winner is the largest xR unless the most negative one is larger in
-    # magnitude (ties go to xR, the first half, as argmax would). top_k with
-    # k=1 rather than ops.argmax, whose float version adds a bitwise sign
-    # check that TFLite has no built-in for.
-    largest, largest_index = ops.top_k(rotated, 1)
-    negated_smallest, smallest_index = ops.top_k(-rotated, 1)
-    buckets = ops.where(
-        largest >= negated_smallest,
-        ops.cast(largest_index, "int32"),
-        ops.cast(smallest_index, "int32") + half,
-    )[..., 0]
+    # magnitude (ties go to xR, the first half, as argmax would); within a
+    # half, the first index holding the winning value (argmax's tie rule).
+    # Plain reductions rather than ops.argmax, whose float version adds a
+    # bitwise sign check that TFLite has no built-in for, or top_k, which
+    # XLA runs as a sort of every row (twice as slow here).
+    largest = ops.max(rotated, axis=-1, keepdims=True)
+    smallest = ops.min(rotated, axis=-1, keepdims=True)
+    positive = largest >= -smallest
+    winner = ops.where(positive, largest, smallest)
+    index = ops.arange(half, dtype="int32")
+    first = ops.min(ops.where(ops.equal(rotated, winner), index, half), axis=-1)
+    buckets = first + ops.where(positive[..., 0], 0, half)
     buckets = ops.transpose(buckets, (0, 2, 1))
     return ops.reshape(buckets, (batch, heads, num_hashes, length))
 
@@ -81,10 +83,21 @@ def sort_by_bucket(buckets, valid, num_buckets):
 
 
 def invert_permutation(permutation):
-    """Inverse of a permutation along the last axis (a second `top_k`)."""
-    length = ops.shape(permutation)[-1]
-    _, inverse = ops.top_k(-permutation, length, sorted=True)
-    return ops.cast(inverse, "int32")
+    """Inverse of a permutation along the last axis.
+
+    A scatter (`inverse[permutation[i]] = i`), linear in the length; a
+    second sort would be n log n, and under XLA it cost as much as the
+    bucket sort itself.
+    """
+    shape = ops.shape(permutation)
+    length = shape[-1]
+    flat = ops.reshape(permutation, (-1, length))
+    groups = ops.shape(flat)[0]
+    offsets = ops.arange(groups, dtype="int32")[:, None] * length
+    indices = ops.reshape(flat + offsets, (-1, 1))
+    values = ops.broadcast_to(ops.arange(length, dtype="int32"), (groups, length))
+    inverse = ops.scatter(indices, ops.reshape(values, (-1,)), (groups * length,))
+    return ops.reshape(inverse, shape)
 
 
 def gather_rows(values, indices):
