@@ -8,6 +8,9 @@ length / chunk`) it measures an inference forward pass of
 - `full`: `AlbertSelfAttention` (full attention, the ALBERT default),
 - `hf-lsh-N`: Hugging Face's `LSHSelfAttention` (Reformer, PyTorch) with the
   same sizes and N = 1, 2, 4.
+- `lsh-Nf`, `hf-lsh-Nf` (on request): both with the same bucket count in
+  two factors (Reformer's factorised buckets, e.g. [16, 32] for 512), which
+  makes hashing ~length^1.5 instead of quadratic.
 
 Both Keras layers run as a `tf.function` (no XLA, the Keras default on CPU;
 `--jit` turns XLA on), PyTorch eagerly under `no_grad`. Every framework gets
@@ -69,6 +72,8 @@ CHUNK = 64
 WARMUP_LENGTH = 256
 RESULTS = pathlib.Path(__file__).resolve().parent / "results"
 CONFIGS = ("lsh-1", "hf-lsh-1", "lsh-2", "hf-lsh-2", "lsh-4", "hf-lsh-4", "full")
+# Also available: "lsh-1f", "hf-lsh-1f" (and -2f, -4f): the same bucket count
+# in two factors, for both implementations.
 OOM_SIGNS = (
     "out of memory",
     "ResourceExhausted",
@@ -84,8 +89,19 @@ def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def num_buckets_for(length):
-    return max(2, 2 * length // CHUNK)
+def num_buckets_for(length, config=""):
+    """2 * length / chunk buckets; split into two factors (Reformer's
+    factorised buckets, same count, ~sqrt the rotation columns) for the
+    `...f` configurations."""
+    buckets = max(2, 2 * length // CHUNK)
+    if not config.endswith("f") or buckets < 4:
+        return buckets
+    first = 2 ** (int(math.log2(buckets)) // 2)
+    return [first, buckets // first]
+
+
+def num_hashes_for(config):
+    return int(config.split("-")[-1].rstrip("f"))
 
 
 def keras_runner(config, length, threads, jit):
@@ -105,8 +121,8 @@ def keras_runner(config, length, threads, jit):
         return AlbertLSHSelfAttention(
             num_heads=HEADS,
             hidden_dim=HIDDEN,
-            num_hashes=int(config.split("-")[-1]),
-            num_buckets=num_buckets_for(n),
+            num_hashes=num_hashes_for(config),
+            num_buckets=num_buckets_for(n, config),
             chunk_length=CHUNK,
             num_chunks_before=1,
             num_chunks_after=0,
@@ -147,8 +163,8 @@ def torch_runner(config, length, threads):
             num_attention_heads=HEADS,
             attention_head_size=HIDDEN // HEADS,
             lsh_attn_chunk_length=CHUNK,
-            num_buckets=num_buckets_for(n),
-            num_hashes=int(config.split("-")[-1]),
+            num_buckets=num_buckets_for(n, config),
+            num_hashes=num_hashes_for(config),
             lsh_num_chunks_before=1,
             lsh_num_chunks_after=0,
             lsh_attention_probs_dropout_prob=0.0,
@@ -353,7 +369,8 @@ def main():
     print("Ratios (median over rounds of the ratio measured in each round):")
     print(
         f"{'length':>7s} {'full/lsh-1 time':>16s} {'lsh-1/full mem':>15s} "
-        f"{'lsh-1/hf-lsh-1 time':>20s} {'lsh-4/hf-lsh-4 time':>20s}"
+        f"{'lsh-1/hf-lsh-1 time':>20s} {'lsh-4/hf-lsh-4 time':>20s} "
+        f"{'lsh-1f/hf-lsh-1f time':>22s}"
     )
     ratios = {}
     for length in args.lengths:
@@ -363,13 +380,15 @@ def main():
             "lsh1_over_full_peak": round_ratio(here, "lsh-1", "full", "peak_mib"),
             "lsh1_over_hf_lsh1_time": round_ratio(here, "lsh-1", "hf-lsh-1"),
             "lsh4_over_hf_lsh4_time": round_ratio(here, "lsh-4", "hf-lsh-4"),
+            "lsh1f_over_hf_lsh1f_time": round_ratio(here, "lsh-1f", "hf-lsh-1f"),
         }
         ratios[length] = row
         print(
             f"{length:7d} {fmt(row['full_over_lsh1_time']):>16s} "
             f"{fmt(row['lsh1_over_full_peak']):>15s} "
             f"{fmt(row['lsh1_over_hf_lsh1_time']):>20s} "
-            f"{fmt(row['lsh4_over_hf_lsh4_time']):>20s}"
+            f"{fmt(row['lsh4_over_hf_lsh4_time']):>20s} "
+            f"{fmt(row['lsh1f_over_hf_lsh1f_time']):>22s}"
         )
 
     print()
@@ -408,9 +427,14 @@ def main():
             ("LSH-1 peak <= 1/8 of full at 8192", at["lsh1_over_full_peak"], lambda r: r <= 1 / 8),
             ("LSH-1 faster than HF LSH-1 at 8192", at["lsh1_over_hf_lsh1_time"], lambda r: r < 1),
         ]
-    lsh_growth = growth.get("lsh-1", {}).get("4096->16384")
-    if lsh_growth is not None:
-        checks.append(("LSH-1 4096->16384 growth <= 5x", lsh_growth, lambda r: r <= 5))
+    for name in ("lsh-1", "lsh-1f"):
+        lsh_growth = growth.get(name, {}).get("4096->16384")
+        if lsh_growth is not None:
+            checks.append((f"{name.upper()} 4096->16384 growth <= 5x", lsh_growth, lambda r: r <= 5))
+    for length in (8192,):
+        value = ratios.get(length, {}).get("lsh1f_over_hf_lsh1f_time")
+        if value is not None:
+            checks.append(("LSH-1f faster than HF LSH-1f at 8192", value, lambda r: r < 1))
     verdicts = {}
     if checks:
         print()

@@ -107,3 +107,35 @@ def test_invert_permutation_is_the_inverse():
     permutations = np.stack([rng.permutation(37) for _ in range(6)]).reshape(2, 3, 37)
     inverse = invert_permutation(tf.constant(permutations, tf.int32)).numpy()
     np.testing.assert_array_equal(inverse, np.argsort(permutations, -1))
+
+
+def test_factorised_buckets_combine_per_factor_argmax():
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(2, 2, 40, 6)).astype("float32")
+    # Two rounds of factors [4, 6]: 2 + 3 rotation columns per round.
+    rotations = rng.normal(size=(2, 6, 2 * 5)).astype("float32")
+    buckets = hash_buckets(tf.constant(vectors), tf.constant(rotations), 2, [4, 6]).numpy()
+    rotated = np.einsum("bnld,ndk->bnlk", vectors, rotations).reshape(2, 2, 40, 2, 5)
+    expected = _numpy_buckets(rotated[..., :2]) + 4 * _numpy_buckets(rotated[..., 2:])
+    np.testing.assert_array_equal(buckets, expected.transpose(0, 1, 3, 2))
+    assert buckets.min() >= 0 and buckets.max() < 24
+
+
+def test_factorised_layer_config_xla_and_validation():
+    layer = AlbertLSHSelfAttention(
+        num_heads=2, hidden_dim=HIDDEN, num_buckets=[4, 4], chunk_length=8, num_hashes=2, seed=0
+    )
+    x, mask = _inputs(length=40)
+    eager = layer(x, padding_mask=mask).numpy()
+    assert layer.rotations.shape == (2, HIDDEN // 2, 2 * 4)
+    xla = tf.function(lambda a, m: layer(a, padding_mask=m), jit_compile=True)(x, mask)
+    np.testing.assert_allclose(xla, eager, rtol=1e-5, atol=1e-5)
+    config = layer.get_config()
+    assert config["num_buckets"] == [4, 4]
+    rebuilt = AlbertLSHSelfAttention.from_config(config)
+    rebuilt.build(x.shape)
+    rebuilt.set_weights(layer.get_weights())
+    np.testing.assert_array_equal(rebuilt(x, padding_mask=mask), eager)
+    for bad in ([4, 3], [], [4, True], [1, 4]):
+        with pytest.raises(ValueError, match="num_buckets"):
+            AlbertLSHSelfAttention(num_heads=2, hidden_dim=HIDDEN, num_buckets=bad)
