@@ -22,7 +22,10 @@ Method:
 - Each (length, configuration) runs in a fresh subprocess, so one
   measurement's allocations cannot leak into the next.
 - Time: the median of `--repeats` timed calls after one untimed warm-up call
-  (tracing and first-run costs excluded), waiting for the result each time.
+  (tracing and first-run costs excluded), waiting for the result each time;
+  also the process's CPU time over the same calls (all threads), whose
+  growth factors are printed too: wall time on a shared machine includes
+  waiting for a core.
 - Rounds: the whole sweep runs `--rounds` times (default 3), every round in
   fresh subprocesses with ours and Hugging Face interleaved, so load on a
   shared machine hits both alike; tables show the median over rounds and the
@@ -195,14 +198,19 @@ def worker(args):
             run = keras_runner(args.worker, args.length, args.threads, args.jit)
         baseline = peak_rss_mib()
         run()  # warm-up: first-call costs are not timed
-        times = []
+        times, cpu_times = [], []
         for _ in range(args.repeats):
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.process_time()
             run()
             times.append(time.perf_counter() - start)
+            cpu_times.append(time.process_time() - cpu_start)
         result = {
             "time_s": statistics.median(times),
             "times_s": times,
+            # CPU seconds of all the process's threads: on a shared machine
+            # it does not count time spent waiting for a core, so growth
+            # factors are steadier on it (spin-waiting threads still count).
+            "cpu_s": statistics.median(cpu_times),
             "peak_mib": peak_rss_mib() - baseline,
         }
     except Exception as error:  # reported, not hidden: see `classify`
@@ -260,8 +268,11 @@ def summarise(rounds):
         return {"error": first["error"], "status": first.get("status", "failed")}
     times = [r["time_s"] for r in ok]
     peaks = [r["peak_mib"] for r in ok]
+    cpu = [r["cpu_s"] for r in ok if "cpu_s" in r]
     return {
         "time_s": statistics.median(times),
+        "cpu_s": statistics.median(cpu) if cpu else None,
+        "round_cpu_s": cpu,
         "time_min_s": min(times),
         "time_max_s": max(times),
         "round_times_s": times,
@@ -419,6 +430,21 @@ def main():
             cells.append(f"{value:13.2f}x" if value is not None else f"{'n/a':>14s}")
         print(f"{config:>10s}" + "".join(cells))
 
+    print()
+    print("Growth of the median CPU time (all threads; steadier under load):")
+    print(header)
+    cpu_growth = {}
+    for config in args.configs:
+        cells, cpu_growth[config] = [], {}
+        for a, b in steps:
+            ra, rb = results.get((a, config)), results.get((b, config))
+            value = None
+            if ra and rb and ra.get("cpu_s") and rb.get("cpu_s"):
+                value = rb["cpu_s"] / ra["cpu_s"]
+            cpu_growth[config][f"{a}->{b}"] = value
+            cells.append(f"{value:13.2f}x" if value is not None else f"{'n/a':>14s}")
+        print(f"{config:>10s}" + "".join(cells))
+
     checks = []
     if 8192 in args.lengths:
         at = ratios[8192]
@@ -455,6 +481,7 @@ def main():
         "results": {f"{length}/{config}": value for (length, config), value in results.items()},
         "ratios": {str(k): v for k, v in ratios.items()},
         "growth": growth,
+        "cpu_growth": cpu_growth,
         "targets": verdicts,
     }, indent=2) + "\n")
     print(f"wrote {output}")
