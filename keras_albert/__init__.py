@@ -35,6 +35,7 @@ from keras_albert.models.albert_question_answerer_preprocessor import (  # noqa:
 )
 from keras_albert.models.albert_tokenizer import AlbertTokenizer  # noqa: E402
 from keras_albert.models.preset_resolution import list_presets  # noqa: E402
+from keras_albert.models.position_extension import extend_positions  # noqa: E402
 
 # Registers the keras-hub preset converter (official presets are published in
 # keras-hub's format).

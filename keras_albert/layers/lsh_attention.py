@@ -13,7 +13,9 @@ from keras_albert.layers.lsh_hashing import hash_buckets
 from keras_albert.layers.lsh_hashing import invert_permutation
 from keras_albert.layers.lsh_hashing import look_around
 from keras_albert.layers.lsh_hashing import neighbour_chunks
+from keras_albert.layers.lsh_hashing import rotation_width
 from keras_albert.layers.lsh_hashing import sort_by_bucket
+from keras_albert.layers.lsh_hashing import total_buckets
 from keras_albert.layers.self_attention import MASK_PENALTY
 from keras_albert.utils.validation import check_divisible
 from keras_albert.utils.validation import check_non_negative_int
@@ -75,7 +77,9 @@ class AlbertLSHSelfAttention(keras.layers.Layer):
         num_hashes: int, hashing rounds (more rounds: fewer misses, more
             compute).
         num_buckets: int, buckets per round: 1 (no hashing: plain chunked
-            attention in position order) or even. About
+            attention in position order) or even; or a list of even
+            factors (Reformer's factorised buckets: `prod` buckets hashed
+            with `sum / 2` rotation columns, cheaper for many buckets). About
             `2 * sequence_length / chunk_length` is the usual choice.
         chunk_length: int, tokens per chunk.
         num_chunks_before: int, chunks each chunk looks back (Reformer: 1).
@@ -116,12 +120,24 @@ class AlbertLSHSelfAttention(keras.layers.Layer):
         check_divisible("hidden_dim", hidden_dim, "num_heads", num_heads)
         check_rate("attention_dropout", attention_dropout)
         check_positive_int("num_hashes", num_hashes)
-        check_positive_int("num_buckets", num_buckets)
-        if num_buckets != 1 and num_buckets % 2:
-            raise ValueError(
-                "`num_buckets` must be 1 (no hashing) or an even integer >= 2. "
-                f"Received: num_buckets={num_buckets!r}"
-            )
+        if isinstance(num_buckets, (list, tuple)):
+            if not num_buckets or any(
+                isinstance(f, bool) or not isinstance(f, int) or f < 2 or f % 2
+                for f in num_buckets
+            ):
+                raise ValueError(
+                    "`num_buckets` as a list holds even integers >= 2 (the "
+                    "factors of the bucket count). Received: "
+                    f"num_buckets={num_buckets!r}"
+                )
+            num_buckets = list(num_buckets)
+        else:
+            check_positive_int("num_buckets", num_buckets)
+            if num_buckets != 1 and num_buckets % 2:
+                raise ValueError(
+                    "`num_buckets` must be 1 (no hashing) or an even integer >= 2. "
+                    f"Received: num_buckets={num_buckets!r}"
+                )
         check_positive_int("chunk_length", chunk_length)
         check_non_negative_int("num_chunks_before", num_chunks_before)
         check_non_negative_int("num_chunks_after", num_chunks_after)
@@ -138,6 +154,7 @@ class AlbertLSHSelfAttention(keras.layers.Layer):
         self.initializer_range = initializer_range
         self.num_hashes = num_hashes
         self.num_buckets = num_buckets
+        self._total_buckets = total_buckets(num_buckets)
         self.chunk_length = chunk_length
         self.num_chunks_before = num_chunks_before
         self.num_chunks_after = num_chunks_after
@@ -160,7 +177,7 @@ class AlbertLSHSelfAttention(keras.layers.Layer):
         )
         self.rotations = None
         self.rotation_seed_generator = None
-        if redraw_rotations and num_buckets > 1:
+        if redraw_rotations and self._total_buckets > 1:
             # Offset so the redrawn rotations differ from the saved ones.
             self.rotation_seed_generator = keras.random.SeedGenerator(
                 None if seed is None else seed + 1, name="rotation_seed_generator"
@@ -171,13 +188,13 @@ class AlbertLSHSelfAttention(keras.layers.Layer):
         return (
             self.num_heads,
             self.head_dim,
-            self.num_hashes * self.num_buckets // 2,
+            self.num_hashes * rotation_width(self.num_buckets),
         )
 
     def build(self, hidden_states_shape, padding_mask_shape=None):
         for layer in (self.query, self.value, self.output_dense):
             layer.build(hidden_states_shape)
-        if self.num_buckets > 1:
+        if self._total_buckets > 1:
             # A weight, not a constant: saved with the model, so a reloaded
             # or exported model hashes exactly as the trained one.
             self.rotations = self.add_weight(
@@ -239,7 +256,7 @@ class AlbertLSHSelfAttention(keras.layers.Layer):
             hidden_states = ops.pad(hidden_states, ((0, 0), (0, pad), (0, 0)))
             valid = ops.pad(valid, ((0, 0), (0, pad)))
         padded = length + pad
-        if isinstance(padded, int) and (self.num_buckets + 1) * padded > INT32_LIMIT:
+        if isinstance(padded, int) and (self._total_buckets + 1) * padded > INT32_LIMIT:
             raise ValueError(
                 "`num_buckets` is too large for the sequence length: sort keys "
                 "`bucket * length + position` must fit in int32, i.e. "
@@ -259,7 +276,7 @@ class AlbertLSHSelfAttention(keras.layers.Layer):
         )
         if valid is not None:
             valid = ops.greater(valid, 0)[:, None, None, :]
-        positions, sorted_valid = sort_by_bucket(buckets, valid, self.num_buckets)
+        positions, sorted_valid = sort_by_bucket(buckets, valid, self._total_buckets)
         positions = ops.reshape(positions, (-1, hashes, padded))
 
         sorted_rows = ops.reshape(both, (-1, padded, 2 * depth))

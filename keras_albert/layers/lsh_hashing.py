@@ -2,8 +2,8 @@
 
 Pure functions on `keras.ops`, written for XLA and TFLite: int32 indices,
 no data-dependent Python control flow, the sort done with `top_k` (TFLite's
-`TOPK_V2`, XLA's sort) and every permutation applied with a flat `take`
-(one `GATHER`). Shapes may be static or, while Keras traces a functional
+`TOPK_V2`, XLA's sort), its inverse with a `scatter` (`SCATTER_ND`) and
+every permutation applied with a flat `take` (one `GATHER`). Shapes may be static or, while Keras traces a functional
 model, partly unknown; Python branches look only at static shapes.
 """
 
@@ -15,37 +15,84 @@ from keras import ops
 INT32_LIMIT = 2**31 - 1
 
 
+def bucket_factors(num_buckets):
+    """`num_buckets` (an int or a list of ints) as a tuple of factors."""
+    if isinstance(num_buckets, (list, tuple)):
+        return tuple(int(factor) for factor in num_buckets)
+    return (int(num_buckets),)
+
+
+def total_buckets(num_buckets):
+    """Number of buckets: the product of the factors."""
+    return int(np.prod(bucket_factors(num_buckets)))
+
+
+def rotation_width(num_buckets):
+    """Rotation columns one hash round needs: the sum of the half factors."""
+    return sum(factor // 2 for factor in bucket_factors(num_buckets))
+
+
+def _plus_minus_argmax(rotated, half):
+    """`argmax([x, -x])` over the last axis of `rotated` [..., half].
+
+    The winner is the largest x unless the most negative one is larger in
+    magnitude (ties go to x, the first half, as argmax would); within a
+    half, the first index holding the winning value (argmax's tie rule).
+    Plain reductions rather than ops.argmax, whose float version adds a
+    bitwise sign check that TFLite has no built-in for, or top_k, which XLA
+    runs as a sort of every row (twice as slow here).
+    """
+    largest = ops.max(rotated, axis=-1, keepdims=True)
+    smallest = ops.min(rotated, axis=-1, keepdims=True)
+    positive = largest >= -smallest
+    winner = ops.where(positive, largest, smallest)
+    index = ops.arange(half, dtype="int32")
+    first = ops.min(ops.where(ops.equal(rotated, winner), index, half), axis=-1)
+    return first + ops.where(positive[..., 0], 0, half)
+
+
 def hash_buckets(vectors, rotations, num_hashes, num_buckets):
     """Angular LSH: `argmax([xR, -xR])` for each hash round.
 
+    With `num_buckets` a list of factors `[b0, b1, ...]` (Reformer's
+    factorised buckets), each factor hashes with its own `b_i / 2` rotation
+    columns and the bucket is `h0 + b0 * (h1 + b1 * ...)`: `prod(b_i)`
+    buckets for `sum(b_i) / 2` columns instead of `prod(b_i) / 2`. Hashing
+    costs length x columns, so with buckets growing with the length a
+    single factor makes it quadratic; two factors keep it near length^1.5.
+
     Args:
         vectors: float tensor [batch, heads, length, head_dim].
-        rotations: float tensor [heads, head_dim, num_hashes * num_buckets / 2].
+        rotations: float tensor [heads, head_dim, num_hashes * width], with
+            `width = rotation_width(num_buckets)`.
         num_hashes: int, rounds of hashing.
-        num_buckets: int, 1 (everything in bucket 0) or even.
+        num_buckets: int, 1 (everything in bucket 0) or even; or a list of
+            even factors.
 
     Returns:
         int32 tensor [batch, heads, num_hashes, length] of bucket ids.
     """
     shape = ops.shape(vectors)
     batch, heads, length = shape[0], shape[1], shape[2]
-    if num_buckets == 1:
+    factors = bucket_factors(num_buckets)
+    if total_buckets(num_buckets) == 1:
         return ops.zeros((batch, heads, num_hashes, length), "int32")
-    half = num_buckets // 2
-    rotated = ops.einsum("bnld,ndk->bnlk", vectors, rotations)
-    rotated = ops.reshape(rotated, (-1, length, num_hashes, half))
-    # argmax over [xR, -xR] without materialising the concatenation: the
-    # winner is the largest xR unless the most negative one is larger in
-    # magnitude (ties go to xR, the first half, as argmax would). top_k with
-    # k=1 rather than ops.argmax, whose float version adds a bitwise sign
-    # check that TFLite has no built-in for.
-    largest, largest_index = ops.top_k(rotated, 1)
-    negated_smallest, smallest_index = ops.top_k(-rotated, 1)
-    buckets = ops.where(
-        largest >= negated_smallest,
-        ops.cast(largest_index, "int32"),
-        ops.cast(smallest_index, "int32") + half,
-    )[..., 0]
+    width = rotation_width(num_buckets)
+    # A broadcast batched matmul, [b, n, l, d] x [1, n, d, k]: the einsum
+    # moved the heads to the front and back (two transposes of a tensor
+    # that grows as length * num_buckets) and ran 3x slower without XLA.
+    rotated = ops.matmul(vectors, ops.cast(rotations, vectors.dtype)[None])
+    rotated = ops.reshape(rotated, (-1, length, num_hashes, width))
+    if len(factors) == 1:
+        buckets = _plus_minus_argmax(rotated, width)
+    else:
+        buckets, offset, scale = None, 0, 1
+        for factor in factors:
+            half = factor // 2
+            part = _plus_minus_argmax(rotated[..., offset:offset + half], half)
+            part = part * scale
+            buckets = part if buckets is None else buckets + part
+            offset, scale = offset + half, scale * factor
     buckets = ops.transpose(buckets, (0, 2, 1))
     return ops.reshape(buckets, (batch, heads, num_hashes, length))
 
@@ -81,10 +128,21 @@ def sort_by_bucket(buckets, valid, num_buckets):
 
 
 def invert_permutation(permutation):
-    """Inverse of a permutation along the last axis (a second `top_k`)."""
-    length = ops.shape(permutation)[-1]
-    _, inverse = ops.top_k(-permutation, length, sorted=True)
-    return ops.cast(inverse, "int32")
+    """Inverse of a permutation along the last axis.
+
+    A scatter (`inverse[permutation[i]] = i`), linear in the length; a
+    second sort would be n log n, and under XLA it cost as much as the
+    bucket sort itself.
+    """
+    shape = ops.shape(permutation)
+    length = shape[-1]
+    flat = ops.reshape(permutation, (-1, length))
+    groups = ops.shape(flat)[0]
+    offsets = ops.arange(groups, dtype="int32")[:, None] * length
+    indices = ops.reshape(flat + offsets, (-1, 1))
+    values = ops.broadcast_to(ops.arange(length, dtype="int32"), (groups, length))
+    inverse = ops.scatter(indices, ops.reshape(values, (-1,)), (groups * length,))
+    return ops.reshape(inverse, shape)
 
 
 def gather_rows(values, indices):

@@ -9,6 +9,7 @@ from keras_albert.layers.shared_encoder import AlbertEncoder
 from keras_albert.layers.trigram_embedding import AlbertTrigramEmbedding
 from keras_albert.utils.validation import check_choice
 from keras_albert.models.preset_resolution import PresetResolutionMixin
+from keras_albert.models.reversible_encoder import AlbertReversibleEncoder
 
 EMBEDDING_TYPES = ("factorized", "trigram")
 
@@ -58,6 +59,9 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
             stacks 4).
         embedding_type: `"factorized"` (ALBERT: V x E, then E -> H) or
             `"trigram"` (MobileBERT: V x E, neighbours concatenated, 3E -> H).
+        reversible: bool, Reformer's reversible residual blocks (see
+            `AlbertReversibleEncoder`): training memory does not grow with
+            depth; needs dropout 0. Same weights as the standard encoder.
         dtype: dtype or dtype policy.
 
     The MobileBERT options (`activation="relu"` too) combine with every
@@ -105,6 +109,7 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
         bottleneck_dim=None,
         num_feedforward_stacks=1,
         embedding_type="factorized",
+        reversible=False,
         dtype=None,
         **kwargs,
     ):
@@ -148,7 +153,8 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
             name="embeddings",
             **embedding_kwargs,
         )
-        self.encoder = AlbertEncoder(
+        encoder_cls = AlbertReversibleEncoder if reversible else AlbertEncoder
+        self.encoder = encoder_cls(
             num_layers=num_layers,
             num_heads=num_heads,
             hidden_dim=hidden_dim,
@@ -226,6 +232,7 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
         self.bottleneck_dim = bottleneck_dim
         self.num_feedforward_stacks = num_feedforward_stacks
         self.embedding_type = embedding_type
+        self.reversible = reversible
 
     def distillation_outputs(self, inputs, training=False):
         """Every intermediate a distiller compares, with the same weights.
@@ -292,6 +299,7 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
                 "bottleneck_dim": self.bottleneck_dim,
                 "num_feedforward_stacks": self.num_feedforward_stacks,
                 "embedding_type": self.embedding_type,
+                "reversible": self.reversible,
             }
         )
         return config
