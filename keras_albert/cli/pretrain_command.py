@@ -38,6 +38,12 @@ def add_arguments(parser):
         help="continue pretraining from this preset (directory or bundled "
         "name): its weights, MLM/sentence heads and vocabulary; --config and "
         "--vocab_size are then ignored")
+    add("--teacher_embeddings", default=None,
+        help="sentence-level distillation: a directory with texts.txt and "
+        "vectors.npy (a teacher's sentence embeddings, e.g. from "
+        "tools/teacher_embeddings.py); the pooled output learns them beside MLM/SOP")
+    add("--embedding_sequence_length", type=int, default=defaults.embedding_sequence_length,
+        help="pieces per teacher text")
     add("--eval_corpus", nargs="+", help="held-out text, evaluated at the end")
     add("--max_seq_length", type=int, default=defaults.max_seq_length)
     add("--max_predictions_per_seq", type=int, default=defaults.max_predictions_per_seq)

@@ -37,6 +37,7 @@ from keras_albert.data.documents import read_documents
 from keras_albert.data.pretraining_instances import create_pretraining_instances
 from keras_albert.data.pretraining_tfrecords import pretraining_dataset
 from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
+from keras_albert.data.teacher_embeddings import TeacherEmbeddings
 from keras_albert.data.sentencepiece_training import train_sentencepiece
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
@@ -116,6 +117,10 @@ class PretrainingSettings:
     # domain-adaptive pretraining); `config` and `vocabulary_size` are then
     # the preset's.
     init_preset: str = None
+    # Sentence-level distillation: a directory of texts.txt + vectors.npy
+    # from a teacher; its texts go through an extra head at this length.
+    teacher_embeddings: str = None
+    embedding_sequence_length: int = 48
 
 
 def log(message):
@@ -268,7 +273,7 @@ def _mark_data_complete(settings, path):
     )
 
 
-def initial_pretrainer(settings):
+def initial_pretrainer(settings, sentence_embedding_dim=None):
     """The pretrainer `init_preset` holds, heads included when it has them."""
     preset = settings.init_preset
     pretrainer = AlbertPretrainer.from_preset(preset, sentence_task=settings.sentence_task)
@@ -278,6 +283,16 @@ def initial_pretrainer(settings):
     else:
         log(f"training: starting from {preset}'s backbone; it holds no "
             "pretraining heads, so they start from random weights")
+    if pretrainer.sentence_embedding_dim != sentence_embedding_dim:
+        # Same backbone and heads, with (or without) the embedding head.
+        extended = AlbertPretrainer(
+            pretrainer.backbone, sentence_task=settings.sentence_task,
+            sentence_embedding_dim=sentence_embedding_dim,
+        )
+        extended.masked_lm_head.set_weights(pretrainer.masked_lm_head.get_weights())
+        if pretrainer.sentence_head is not None:
+            extended.sentence_head.set_weights(pretrainer.sentence_head.get_weights())
+        pretrainer = extended
     return pretrainer
 
 
@@ -317,7 +332,22 @@ def _optimizer(settings):
     )
 
 
-def _train_dataset(settings, files, strategy):
+def _teacher(settings):
+    if not settings.teacher_embeddings:
+        return None
+    return TeacherEmbeddings(settings.teacher_embeddings, seed=settings.seed)
+
+
+def _with_teacher(dataset, settings, teacher, tokenizer, training, skip_batches=0):
+    if teacher is None:
+        return dataset
+    preprocessor = AlbertTextClassifierPreprocessor(
+        tokenizer, sequence_length=settings.embedding_sequence_length
+    )
+    return teacher.add_to(dataset, preprocessor, settings.batch_size, training, skip_batches)
+
+
+def _train_dataset(settings, files, strategy, teacher=None, tokenizer=None):
     replicas = strategy.num_replicas_in_sync
     if settings.batch_size % replicas:
         raise ValueError(
@@ -336,9 +366,10 @@ def _train_dataset(settings, files, strategy):
             skip_batches=skip_batches,
             shuffle_buffer_size=settings.shuffle_buffer_size,
         )
-        return dataset.map(
+        dataset = dataset.map(
             lambda features: pretraining_batch(features, settings.sentence_task)
         )
+        return _with_teacher(dataset, settings, teacher, tokenizer, True, skip_batches)
 
     return make
 
@@ -365,16 +396,19 @@ def heldout_dataset(settings, eval_path, batch_size):
     ).map(lambda features: pretraining_batch(features, settings.sentence_task))
 
 
-def evaluate_heldout(pretrainer, settings, eval_path, batch_size):
-    return pretrainer.evaluate(
-        heldout_dataset(settings, eval_path, batch_size), return_dict=True, verbose=0
+def evaluate_heldout(pretrainer, settings, eval_path, batch_size, teacher=None, tokenizer=None):
+    dataset = _with_teacher(
+        heldout_dataset(settings, eval_path, batch_size), settings, teacher, tokenizer, False
     )
+    return pretrainer.evaluate(dataset, return_dict=True, verbose=0)
 
 
 def run_pretraining(settings):
     """Runs (or resumes) the whole pipeline; returns the metrics dict."""
     check_sentence_task(settings.sentence_task)
     check_init_preset(settings)
+    teacher = _teacher(settings)  # read and checked before any long work
+    embedding_dim = teacher.dim if teacher else None
     output = pathlib.Path(settings.output)
     output.mkdir(parents=True, exist_ok=True)
     _check_settings(settings, output / "settings.json")
@@ -393,7 +427,7 @@ def run_pretraining(settings):
         jit_compile = False
     with strategy.scope():
         if settings.init_preset:
-            pretrainer = initial_pretrainer(settings)
+            pretrainer = initial_pretrainer(settings, embedding_dim)
             backbone = pretrainer.backbone
         else:
             backbone = AlbertBackbone(
@@ -401,7 +435,10 @@ def run_pretraining(settings):
                     settings.config, tokenizer.vocabulary_size(), settings.max_seq_length
                 )
             )
-            pretrainer = AlbertPretrainer(backbone, sentence_task=settings.sentence_task)
+            pretrainer = AlbertPretrainer(
+                backbone, sentence_task=settings.sentence_task,
+                sentence_embedding_dim=embedding_dim,
+            )
         pretrainer.compile(
             optimizer=_optimizer(settings),
             jit_compile=jit_compile,
@@ -410,7 +447,7 @@ def run_pretraining(settings):
     log(f"training: {backbone.count_params():,} backbone parameters")
     history, first_step = resumable_fit(
         pretrainer,
-        _train_dataset(settings, train_files, strategy),
+        _train_dataset(settings, train_files, strategy, teacher, tokenizer),
         total_steps=settings.train_steps,
         checkpoint_dir=output / "checkpoints",
         checkpoint_every=settings.checkpoint_every,
@@ -420,7 +457,9 @@ def run_pretraining(settings):
                      settings.batch_size * settings.max_seq_length),
         ],
         validation_data=(
-            heldout_dataset(settings, eval_path, settings.batch_size) if eval_path else None
+            _with_teacher(heldout_dataset(settings, eval_path, settings.batch_size),
+                          settings, teacher, tokenizer, False)
+            if eval_path else None
         ),
     )
     if first_step:
@@ -430,7 +469,7 @@ def run_pretraining(settings):
         metrics["train"] = {k: float(v[-1]) for k, v in history.history.items()}
     if eval_path:
         metrics["heldout"] = evaluate_heldout(
-            pretrainer, settings, eval_path, settings.batch_size
+            pretrainer, settings, eval_path, settings.batch_size, teacher, tokenizer
         )
         log(f"held-out: {json.dumps(metrics['heldout'])}")
     save_preset(pretrainer, tokenizer, settings, output / "preset")

@@ -104,3 +104,44 @@ def test_init_preset_shorter_than_max_seq_length_is_refused(base_preset, tmp_pat
     )
     with pytest.raises(ValueError, match="max_seq_length=64.*32 positions"):
         run_pretraining(settings)
+
+
+def _teacher_directory(path, count=4200, dim=6):
+    path.mkdir()
+    texts = synthetic_sentences(count, seed=11)
+    (path / "texts.txt").write_text("\n".join(texts) + "\n")
+    vectors = np.random.default_rng(0).normal(size=(count, dim)).astype("float32")
+    np.save(path / "vectors.npy", vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
+    return str(path)
+
+
+def test_teacher_embeddings_add_a_head_and_keep_the_presets_heads(base_preset):
+    root, preset = base_preset
+    teacher = _teacher_directory(root / "teacher")
+    output = root / "with_teacher"
+    metrics = run_pretraining(_settings(
+        _corpus(root / "e.txt", seed=8), output, init_preset=str(preset),
+        teacher_embeddings=teacher, embedding_sequence_length=16,
+        eval_corpus=[_corpus(root / "heldout2.txt", seed=1)],
+    ))
+    for name in ("sentence_embedding_cosine", "mlm_accuracy"):
+        assert np.isfinite(metrics["train"][name]) and np.isfinite(metrics["heldout"][name])
+    assert "val_sentence_embedding_cosine" in read_curve(output / "curve.jsonl")[-1]
+    trained = keras_albert.AlbertPretrainer.from_preset(str(output / "preset"))
+    assert trained.sentence_embedding_dim == 6
+    # The MLM head started from the preset's (trained further, same shapes).
+    before = keras_albert.AlbertPretrainer.from_preset(str(preset))
+    assert [w.shape for w in before.masked_lm_head.get_weights()] == [
+        w.shape for w in trained.masked_lm_head.get_weights()]
+
+
+def test_bad_teacher_directory_is_refused_before_any_work(tmp_path):
+    teacher = tmp_path / "teacher"
+    teacher.mkdir()
+    (teacher / "texts.txt").write_text("a\nb\n")
+    np.save(teacher / "vectors.npy", np.zeros((3, 4), "float32"))
+    settings = _settings(_corpus(tmp_path / "f.txt", seed=9), tmp_path / "out",
+                         teacher_embeddings=str(teacher))
+    with pytest.raises(ValueError, match="2 texts and vectors of shape \\(3, 4\\)"):
+        run_pretraining(settings)
+    assert not (tmp_path / "out").exists()
