@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test env clean
+.PHONY: demo test test-fast env clean
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest tests -q -p no:cacheprovider -n 2
+
+# The edit loop: everything but the tests marked large (subprocesses,
+# kills, conversions, the wheel). CI runs `make test`.
+test-fast: $(STAMP)
+	$(VENV)/bin/python -m pytest tests -q -p no:cacheprovider -n 2 -m "not large"
 
 clean:
 	rm -rf $(VENV) runs/quickstart build dist *.egg-info
