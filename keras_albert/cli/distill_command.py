@@ -22,7 +22,7 @@ import time
 import keras
 
 from keras_albert.cli.flag_types import boolean_flag
-from keras_albert.cli.pretraining_pipeline import expand_corpus
+from keras_albert.pipelines.pretraining import expand_corpus
 from keras_albert.distill.distillation_data import distillation_dataset
 from keras_albert.distill.distillation_data import write_distillation_records
 from keras_albert.distill.distiller import Distiller

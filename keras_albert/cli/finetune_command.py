@@ -30,7 +30,7 @@ import numpy as np
 
 from keras_albert.cli.finetuning_tasks import TASKS
 from keras_albert.cli.finetuning_tasks import make_task
-from keras_albert.cli.training_curves import plot_training_curves
+from keras_albert.pipelines.training_curves import plot_training_curves
 from keras_albert.distill.task_distillation import UNLABELLED
 from keras_albert.distill.task_distillation import TaskDistillationLoss
 from keras_albert.distill.task_distillation import distillation_targets

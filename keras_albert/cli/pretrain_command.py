@@ -9,9 +9,9 @@ command again after an interruption to continue exactly where it stopped.
 import dataclasses
 
 from keras_albert.cli.flag_types import boolean_flag
-from keras_albert.cli.pretraining_pipeline import PretrainingSettings
-from keras_albert.cli.pretraining_pipeline import expand_corpus
-from keras_albert.cli.pretraining_pipeline import run_pretraining
+from keras_albert.pipelines.pretraining import PretrainingSettings
+from keras_albert.pipelines.pretraining import expand_corpus
+from keras_albert.pipelines.pretraining import run_pretraining
 from keras_albert.training.strategy import PRECISION_POLICIES
 from keras_albert.training.strategy import STRATEGY_NAMES
 

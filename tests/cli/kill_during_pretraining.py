@@ -15,7 +15,7 @@ import sys
 
 import keras
 
-from keras_albert.cli import pretraining_pipeline
+from keras_albert.pipelines import pretraining as pretraining_pipeline
 from keras_albert.cli.main import main
 
 

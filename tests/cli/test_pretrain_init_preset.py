@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import keras_albert
-from keras_albert.cli import pretraining_pipeline
-from keras_albert.cli.pretraining_pipeline import PretrainingSettings
-from keras_albert.cli.pretraining_pipeline import run_pretraining
+from keras_albert.pipelines import pretraining as pretraining_pipeline
+from keras_albert.pipelines.pretraining import PretrainingSettings
+from keras_albert.pipelines.pretraining import run_pretraining
 from keras_albert.training.curve_log import read_curve
 from keras_albert.training.strategy import resolve_strategy
 from tests.conftest import synthetic_sentences

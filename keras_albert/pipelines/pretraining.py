@@ -51,7 +51,7 @@ from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_file import write_file_atomically
-from keras_albert.cli.training_curves import plot_pretraining_curve
+from keras_albert.pipelines.training_curves import plot_pretraining_curve
 from keras_albert.training.curve_log import CurveLog
 from keras_albert.training.curve_log import read_curve
 from keras_albert.training.lamb import AlbertLamb
