@@ -25,13 +25,15 @@ def plot_training_curves(history, metric, path):
 
 
 def plot_pretraining_curve(rows, path, title="pretraining"):
-    """MLM and sentence-order accuracy, training and held-out, against tokens seen."""
+    """MLM and sentence-order accuracy (and the teacher cosine, when trained),
+    training and held-out, against tokens seen."""
     tokens = [row["tokens"] / 1e6 for row in rows]
-    figure, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for axis, metric, name in (
-        (axes[0], "mlm_accuracy", "masked-LM accuracy"),
-        (axes[1], "sentence_order_accuracy", "sentence-order accuracy"),
-    ):
+    panels = [("mlm_accuracy", "masked-LM accuracy"),
+              ("sentence_order_accuracy", "sentence-order accuracy")]
+    if any("sentence_embedding_cosine" in row for row in rows):
+        panels.append(("sentence_embedding_cosine", "cosine to the teacher's embedding"))
+    figure, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.8))
+    for axis, (metric, name) in zip(axes, panels):
         for prefix, label, style in (("", "training", "-"), ("val_", "held-out", "o-")):
             points = [(t, row[prefix + metric]) for t, row in zip(tokens, rows)
                       if prefix + metric in row]
