@@ -3,17 +3,22 @@
 Both models get the ALBERT-base v2 config and the same weights; inputs are
 batch 8 x sequence 128. Each mode is timed with and without XLA
 (`jit_compile`), ours and theirs interleaved repetition by repetition so
-that background load hits both alike. Prints absolute milliseconds (median)
-and the speed ratio keras-hub time / keras_albert time (>= 1.0 means we are
-at least as fast).
+that background load hits both alike. Prints absolute milliseconds (median
+and min-max over the `--repeats` timed calls, default 7, at least 3) and the
+speed ratio keras-hub time / keras_albert time (>= 1.0 means we are at
+least as fast; the median of the per-repeat ratios, with its min-max).
+Writes `benchmarks/results/backbone_speed.json` (or `--output`) with the
+command, the date and the machine's cores.
 
 Usage:
     python benchmarks/backbone_speed.py [--repeats 7] [--batch 8] [--length 128]
+        [--output backbone_speed.json]
 """
 
 import argparse
 import os
 import statistics
+import sys
 import time
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -27,6 +32,12 @@ import tensorflow as tf  # noqa: E402
 import keras_albert  # noqa: E402
 from keras_albert.convert.keras_hub_weights import keras_hub_backbone_weights  # noqa: E402
 from keras_albert.convert.tf1_names import set_backbone_weights  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recording import check_rounds  # noqa: E402
+from recording import show  # noqa: E402
+from recording import spread  # noqa: E402
+from recording import write_result  # noqa: E402
 
 
 def make_inputs(batch, length, vocabulary_size):
@@ -74,7 +85,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--length", type=int, default=128)
+    parser.add_argument("--output", default="backbone_speed.json", help="under benchmarks/results/ unless a path")
     args = parser.parse_args()
+    check_rounds(args.repeats, "--repeats")
 
     config = keras_albert.OFFICIAL_PRESETS["albert_base_en_uncased"]["config"]
     theirs = keras_hub.models.AlbertBackbone(
@@ -93,8 +106,9 @@ def main():
         f"intra-op threads {tf.config.threading.get_intra_op_parallelism_threads() or 'default'}; "
         f"max |ours - keras-hub| = {difference:.2e}"
     )
-    print(f"{'mode':<22}{'keras_albert ms':>17}{'keras-hub ms':>14}{'ratio':>8}")
-    ratios = []
+    print(f"{'mode':<22}{'keras_albert ms [min-max]':>27}{'keras-hub ms [min-max]':>27}"
+          f"{'ratio [min-max]':>22}")
+    ratios, rows = [], {}
     for mode, make in (("forward", forward_fn), ("train step", train_step_fn)):
         for jit in (False, True):
             fns = {"ours": make(ours, jit), "theirs": make(theirs, jit)}
@@ -105,13 +119,24 @@ def main():
             for _ in range(args.repeats):
                 for name, fn in fns.items():
                     times[name].append(time_once(fn, x))
-            ours_ms = statistics.median(times["ours"]) * 1000
-            theirs_ms = statistics.median(times["theirs"]) * 1000
-            ratio = theirs_ms / ours_ms
+            per_repeat = [t / o for o, t in zip(times["ours"], times["theirs"])]
+            ratio = statistics.median(per_repeat)
             ratios.append(ratio)
             label = f"{mode}, jit={'on' if jit else 'off'}"
-            print(f"{label:<22}{ours_ms:>17.1f}{theirs_ms:>14.1f}{ratio:>7.2f}x")
+            rows[label] = {"ours_ms": spread([t * 1000 for t in times["ours"]]),
+                           "keras_hub_ms": spread([t * 1000 for t in times["theirs"]]),
+                           "ratio_keras_hub_over_ours": spread(per_repeat)}
+            print(f"{label:<22}{show(times['ours'], 1000):>27}{show(times['theirs'], 1000):>27}"
+                  f"{show(per_repeat, 1, 2):>21}x", flush=True)
     print(f"minimum ratio: {min(ratios):.2f}x (target >= 1.0x in every mode)")
+    write_result(args.output, {
+        "settings": {"batch": args.batch, "length": args.length, "repeats": args.repeats,
+                     "config": "albert_base_en_uncased",
+                     "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads()},
+        "max_difference": float(difference),
+        "rows": rows,
+        "minimum_ratio": min(ratios),
+    })
 
 
 if __name__ == "__main__":

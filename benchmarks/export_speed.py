@@ -6,8 +6,11 @@ included), and TFLite float32 / float16 / dynamic-range int8 / full int8
 (token inputs, LiteRT interpreter, XNNPACK), and raw-string TFLite
 float32 / dynamic-range int8 (tokenizer inside, one text per call, run
 with tensorflow-text's op registrar). Each row gives size on disk,
-single-text and batch-32 latency, ratios to Keras, and argmax agreement
-with Keras on held-out texts (WordNet glosses the classifier never saw).
+single-text and batch-32 latency (median of `--repeats` calls, default 20,
+with the min-max), ratios to Keras (the named peer of every row), and
+argmax agreement with Keras on held-out texts (WordNet glosses the
+classifier never saw). Writes `benchmarks/results/export_speed.json` (or
+`--output`) with the command, the date and the machine's cores.
 
     python benchmarks/export_speed.py --preset runs/quickstart/preset
 
@@ -16,8 +19,10 @@ Targets (issue 6): dynamic-range int8 <= 0.3x the float32 TFLite size and
 """
 
 import argparse
+import os
 import pathlib
 import statistics
+import sys
 import tempfile
 import time
 
@@ -35,6 +40,20 @@ from keras_albert.export.tflite_export import keras_logits
 from keras_albert.export.tflite_export import run_tflite
 from keras_albert.export.tflite_export import token_features
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recording import check_rounds  # noqa: E402
+from recording import spread  # noqa: E402
+from recording import write_result  # noqa: E402
+
+
+class Milliseconds(float):
+    """A median in ms that keeps the spread of its calls (`.spread`)."""
+
+    def __new__(cls, times):
+        value = super().__new__(cls, statistics.median(times))
+        value.spread = spread(times)
+        return value
+
 
 def timed(function, repeats):
     function()  # warm-up (and XLA compilation)
@@ -42,8 +61,8 @@ def timed(function, repeats):
     for _ in range(repeats):
         started = time.perf_counter()
         function()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times) * 1000
+        times.append((time.perf_counter() - started) * 1000)
+    return Milliseconds(times)
 
 
 def directory_size(path):
@@ -58,7 +77,9 @@ def main():
     parser.add_argument("--texts", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--calibration_texts", type=int, default=300)
+    parser.add_argument("--output", default="export_speed.json", help="under benchmarks/results/ unless a path")
     args = parser.parse_args()
+    check_rounds(args.repeats, "--repeats")
     task = load_task(args.preset)
     texts, _ = datasets.load_supersense("test", pos="n")
     texts = texts[: args.texts]
@@ -120,11 +141,17 @@ def main():
     base_size, base_one, base_batch = rows[0][1], rows[0][2], rows[0][3]
     print(f"\nexport speed: {args.preset}, sequence_length {args.sequence_length}, "
           f"{len(texts)} held-out texts, median of {args.repeats}")
-    print(f"| export | size | x keras | 1 text ms | x keras | 32 texts ms | x keras | argmax agreement |")
+    print("| export | size | x keras | 1 text ms [min-max] | x keras | 32 texts ms [min-max] | x keras "
+          "| argmax agreement |")
     print("|---|---|---|---|---|---|---|---|")
+
+    def cell(value):
+        s = value.spread
+        return f"{value:.2f} [{s['min']:.2f}-{s['max']:.2f}]"
+
     for name, size, single, many, agreement in rows:
-        print(f"| {name} | {size / 1e6:.2f} MB | {size / base_size:.2f} | {single:.2f} | "
-              f"{single / base_one:.2f} | {many:.2f} | {many / base_batch:.2f} | {agreement:.1%} |")
+        print(f"| {name} | {size / 1e6:.2f} MB | {size / base_size:.2f} | {cell(single)} | "
+              f"{single / base_one:.2f} | {cell(many)} | {many / base_batch:.2f} | {agreement:.1%} |")
     for failure in failures:
         print(f"| {failure} |")
     sizes = {name: size for name, size, *_ in rows}
@@ -133,6 +160,16 @@ def main():
         print(f"\ndynamic int8 vs float32 TFLite: size {sizes['tflite dynamic'] / sizes['tflite none']:.2f}x "
               f"(target <= 0.3), single-text latency {singles['tflite dynamic'] / singles['tflite none']:.2f}x "
               "(target <= 0.6)")
+    write_result(args.output, {
+        "settings": {"preset": args.preset, "sequence_length": args.sequence_length, "texts": len(texts),
+                     "repeats": args.repeats, "calibration_texts": args.calibration_texts},
+        "rows": {name: {"bytes": size, "size_over_keras": size / base_size,
+                        "one_text_ms": single.spread, "one_text_over_keras": single / base_one,
+                        "batch_32_ms": many.spread, "batch_32_over_keras": many / base_batch,
+                        "argmax_agreement": agreement}
+                 for name, size, single, many, agreement in rows},
+        "failures": failures,
+    })
 
 
 if __name__ == "__main__":

@@ -1,12 +1,16 @@
 """Train and predict steps of the task models with jit_compile on and off.
 
-The task models' `compile()` sets `jit_compile=True` by default; this
-script is the measurement behind that default. For each task model (same
-backbone) and each setting it times `train_on_batch` and `predict_on_batch`
-on packed inputs: the first call (tracing + XLA compilation) and the median
-of the following ones. Both settings run in the same process, interleaved
-repetition by repetition, so background load hits both alike; the ratio is
-off / on (> 1.0: XLA is faster).
+The task models' `compile()` defaults to `jit_compile` off on CPU-only
+machines and on with an accelerator (`keras_albert/models/jit_default.py`);
+this script is the measurement behind that default. For each task model
+(same backbone) and each setting it times `train_on_batch` and
+`predict_on_batch` on packed inputs: the first call (tracing + XLA
+compilation) and the median and spread (min-max) of the following
+`--repeats` (default 5, at least 3). Both settings run in the same process,
+interleaved repetition by repetition, so background load hits both alike;
+the ratio is off / on (> 1.0: XLA is faster), the median of the per-repeat
+ratios. Writes `benchmarks/results/jit_defaults.json` (or `--output`) with
+the command, the date and the machine's cores.
 
     python benchmarks/jit_defaults.py [--layers 4] [--batch 16] [--length 64] [--repeats 5]
 
@@ -18,6 +22,7 @@ layers, random weights.
 import argparse
 import os
 import statistics
+import sys
 import time
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -27,6 +32,12 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 import keras_albert  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recording import check_rounds  # noqa: E402
+from recording import show  # noqa: E402
+from recording import spread  # noqa: E402
+from recording import write_result  # noqa: E402
 
 
 def base_backbone(layers, vocabulary_size=8000):
@@ -76,11 +87,15 @@ def main():
     parser.add_argument("--length", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--tasks", nargs="*", default=None, help="subset of task names")
+    parser.add_argument("--output", default="jit_defaults.json", help="under benchmarks/results/ unless a path")
     args = parser.parse_args()
+    check_rounds(args.repeats, "--repeats")
+    rows = []
     backbone = base_backbone(args.layers)
     print(f"ALBERT-base shape, {args.layers} layers, batch {args.batch} x {args.length}; "
           f"median of {args.repeats} steps after the first (first = trace + compile)")
-    print(f"{'task':<22}{'step':<9}{'jit off s':>10}{'jit on s':>10}{'off/on':>8}{'1st off s':>11}{'1st on s':>10}")
+    print(f"{'task':<22}{'step':<9}{'jit off s [min-max]':>22}{'jit on s [min-max]':>22}{'off/on':>8}"
+          f"{'1st off s':>11}{'1st on s':>10}")
     for name, make, x, y in task_cases(backbone, args.batch, args.length):
         if args.tasks and name not in args.tasks:
             continue
@@ -101,9 +116,17 @@ def main():
             for _ in range(args.repeats):
                 for jit, call in calls.items():
                     times[jit].append(timed(call))
-            off, on = statistics.median(times[False]), statistics.median(times[True])
-            print(f"{name:<22}{step:<9}{off:>10.3f}{on:>10.3f}{off / on:>7.2f}x{first[False]:>11.1f}{first[True]:>10.1f}",
-                  flush=True)
+            ratios = [off / on for off, on in zip(times[False], times[True])]
+            print(f"{name:<22}{step:<9}{show(times[False], 1, 3):>22}{show(times[True], 1, 3):>22}"
+                  f"{statistics.median(ratios):>7.2f}x{first[False]:>11.1f}{first[True]:>10.1f}", flush=True)
+            rows.append({"task": name, "step": step, "jit_off_s": spread(times[False]),
+                         "jit_on_s": spread(times[True]), "off_over_on": spread(ratios),
+                         "first_call_off_s": first[False], "first_call_on_s": first[True]})
+    write_result(args.output, {
+        "settings": {"layers": args.layers, "batch": args.batch, "length": args.length,
+                     "repeats": args.repeats},
+        "rows": rows,
+    })
 
 
 if __name__ == "__main__":

@@ -48,7 +48,9 @@ of each configuration's time from one length to the next (beside the
 n log n prediction), and the targets at 8192 tokens: LSH-1 >= 10x faster
 and <= 1/8 the peak memory of full attention, and LSH-1 faster than Hugging
 Face's LSH-1; and LSH-1's 4096 -> 16384 growth <= 5x. Writes
-`benchmarks/results/lsh_attention[_xla].json` (`--output` to change).
+`benchmarks/results/lsh_attention[_xla].json` (`--output` to change) with
+the command, the date and the machine's cores. Hugging Face's layer takes
+the same unpadded batch of one sequence, so padding does not arise.
 
 Needs `torch==2.13.0` (CPU) and `transformers` (imported only here).
 
@@ -474,17 +476,17 @@ def main():
         args.output
         or RESULTS / ("lsh_attention_xla.json" if args.jit else "lsh_attention.json")
     )
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps({
-        "command": " ".join(["python"] + sys.argv),
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from recording import write_result
+
+    write_result(output, {
         "settings": settings,
         "results": {f"{length}/{config}": value for (length, config), value in results.items()},
         "ratios": {str(k): v for k, v in ratios.items()},
         "growth": growth,
         "cpu_growth": cpu_growth,
         "targets": verdicts,
-    }, indent=2) + "\n")
-    print(f"wrote {output}")
+    })
 
 
 if __name__ == "__main__":

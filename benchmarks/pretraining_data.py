@@ -16,16 +16,23 @@ with string tokens, `create_masked_lm_predictions` with its per-call
 (which favours the baseline).
 
 Prints instances per second for "create" (text -> instances in memory) and
-"end to end" (text -> TFRecord file) for both, and the ratio ours / theirs.
+"end to end" (text -> TFRecord file) for both, and the ratio ours / theirs:
+the median over `--rounds` (default 3) rounds, ours and theirs interleaved
+in each, with the spread (min-max). Writes
+`benchmarks/results/pretraining_data.json` (or `--output`) with the
+command, the date and the machine's cores.
 
 Usage:
     python benchmarks/pretraining_data.py [--sentences 20000] [--max_seq_length 512]
+        [--rounds 3] [--output pretraining_data.json]
 """
 
 import argparse
 import collections
 import os
 import random
+import statistics
+import sys
 import tempfile
 import time
 import unicodedata
@@ -45,6 +52,12 @@ from keras_albert.data.pretraining_tfrecords import (  # noqa: E402
 )
 from keras_albert.data.sentencepiece_training import train_sentencepiece  # noqa: E402
 from keras_albert.datasets import load_austen_documents  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recording import check_rounds  # noqa: E402
+from recording import show  # noqa: E402
+from recording import spread  # noqa: E402
+from recording import write_result  # noqa: E402
 
 # --- The baseline: Google's logic, re-implemented ---------------------------
 
@@ -338,7 +351,10 @@ def main():
     parser.add_argument("--max_seq_length", type=int, default=512)
     parser.add_argument("--max_predictions_per_seq", type=int, default=20)
     parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--output", default="pretraining_data.json", help="under benchmarks/results/ unless a path")
     args = parser.parse_args()
+    check_rounds(args.rounds)
     settings = dict(
         max_seq_length=args.max_seq_length,
         max_predictions_per_seq=args.max_predictions_per_seq,
@@ -360,49 +376,65 @@ def main():
             "dupe_factor 1"
         )
 
-        # Ours: streaming, lazily; `list` forces the creation.
-        start = time.perf_counter()
-        ours = list(
-            create_pretraining_instances(
-                read_documents(corpus), proto, seed=args.seed, **settings
-            )
-        )
-        ours_create = time.perf_counter() - start
-        start = time.perf_counter()
-        write_pretraining_tfrecords(ours, os.path.join(directory, "ours.tfrecord"))
-        ours_total = ours_create + time.perf_counter() - start
+        rates = {key: [] for key in ("ours create", "google create", "ours end to end", "google end to end")}
+        for round_index in range(args.rounds):
+            ours, ours_create, ours_total = run_ours(corpus, proto, directory, args.seed, settings)
+            theirs, theirs_create, theirs_total = run_google(corpus, proto, directory, args)
+            rates["ours create"].append(len(ours) / ours_create)
+            rates["google create"].append(len(theirs) / theirs_create)
+            rates["ours end to end"].append(len(ours) / ours_total)
+            rates["google end to end"].append(len(theirs) / theirs_total)
+            print(f"round {round_index + 1}: create {ours_create:.2f} s vs {theirs_create:.2f} s, "
+                  f"end to end {ours_total:.2f} s vs {theirs_total:.2f} s", flush=True)
 
-        # Theirs.
-        rng = random.Random(args.seed)
-        np.random.seed(args.seed)
-        tokenizer = _GoogleSentencePieceTokenizer(proto)
-        start = time.perf_counter()
-        theirs = google_create_training_instances(
-            [corpus], tokenizer, args.max_seq_length, 1, 0.1, 0.15,
-            args.max_predictions_per_seq, rng,
-        )
-        theirs_create = time.perf_counter() - start
-        start = time.perf_counter()
-        google_write_examples(
-            theirs, tokenizer, args.max_seq_length, args.max_predictions_per_seq,
-            os.path.join(directory, "theirs.tfrecord"),
-        )
-        theirs_total = theirs_create + time.perf_counter() - start
-
-    def rate(count, seconds):
-        return count / seconds
-
-    print(f"instances: ours {len(ours)}, google {len(theirs)}")
-    for label, ours_s, theirs_s in (
-        ("create (text -> instances)", ours_create, theirs_create),
-        ("end to end (text -> TFRecord)", ours_total, theirs_total),
-    ):
-        ours_rate, theirs_rate = rate(len(ours), ours_s), rate(len(theirs), theirs_s)
+    print(f"instances: ours {len(ours)}, google {len(theirs)}; median [min-max] over {args.rounds} rounds")
+    rows = {}
+    for label, key in (("create (text -> instances)", "create"), ("end to end (text -> TFRecord)", "end to end")):
+        ours_rates, theirs_rates = rates[f"ours {key}"], rates[f"google {key}"]
+        ratios = [a / b for a, b in zip(ours_rates, theirs_rates)]
+        rows[key] = {"ours_instances_per_s": spread(ours_rates), "google_instances_per_s": spread(theirs_rates),
+                     "ratio": spread(ratios)}
         print(
-            f"{label}: keras_albert {ours_rate:,.0f} instances/s ({ours_s:.2f} s), "
-            f"google {theirs_rate:,.0f} instances/s ({theirs_s:.2f} s), "
-            f"ratio {ours_rate / theirs_rate:.1f}x"
+            f"{label}: keras_albert {show(ours_rates, 1, 0)} instances/s, "
+            f"google {show(theirs_rates, 1, 0)} instances/s, "
+            f"ratio {statistics.median(ratios):.1f}x [{min(ratios):.1f}-{max(ratios):.1f}]"
         )
+    write_result(args.output, {
+        "settings": dict(settings, sentences=args.sentences, sentences_per_document=args.sentences_per_document,
+                         vocabulary_size=args.vocabulary_size, seed=args.seed, rounds=args.rounds,
+                         sentence_task="sop", ngram=3, dupe_factor=1),
+        "instances": {"ours": len(ours), "google": len(theirs)},
+        "rows": rows,
+    })
+
+
+def run_ours(corpus, proto, directory, seed, settings):
+    """(instances, create seconds, end-to-end seconds); streaming, lazily."""
+    start = time.perf_counter()
+    ours = list(create_pretraining_instances(read_documents(corpus), proto, seed=seed, **settings))
+    ours_create = time.perf_counter() - start
+    start = time.perf_counter()
+    write_pretraining_tfrecords(ours, os.path.join(directory, "ours.tfrecord"))
+    return ours, ours_create, ours_create + time.perf_counter() - start
+
+
+def run_google(corpus, proto, directory, args):
+    """(instances, create seconds, end-to-end seconds) of the baseline."""
+    rng = random.Random(args.seed)
+    np.random.seed(args.seed)
+    tokenizer = _GoogleSentencePieceTokenizer(proto)
+    start = time.perf_counter()
+    theirs = google_create_training_instances(
+        [corpus], tokenizer, args.max_seq_length, 1, 0.1, 0.15,
+        args.max_predictions_per_seq, rng,
+    )
+    theirs_create = time.perf_counter() - start
+    start = time.perf_counter()
+    google_write_examples(
+        theirs, tokenizer, args.max_seq_length, args.max_predictions_per_seq,
+        os.path.join(directory, "theirs.tfrecord"),
+    )
+    return theirs, theirs_create, theirs_create + time.perf_counter() - start
 
 
 if __name__ == "__main__":

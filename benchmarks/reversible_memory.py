@@ -29,7 +29,8 @@ Each configuration runs `--rounds` times (fresh processes); the table shows
 the median and the spread (min-max) of each reading and of the step time
 (median of `--steps` timed steps after one untimed step).
 
-Writes `benchmarks/results/reversible_memory.json`.
+Writes `benchmarks/results/reversible_memory.json` (or `--output`) with the
+command, the date and the machine's cores.
 
 Usage:
     python benchmarks/reversible_memory.py [--depths 2 4 8 12]
@@ -247,10 +248,10 @@ def main():
         if ratios[depth] is not None:
             print(f"depth {depth:2d}: reversible / standard allocator peak = {ratios[depth]:.2f}")
 
-    output = pathlib.Path(args.output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps({
-        "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from recording import write_result
+
+    write_result(pathlib.Path(args.output), {
         "settings": {
             "length": args.length, "batch": 1, "hidden": HIDDEN, "heads": HEADS,
             "intermediate": INTERMEDIATE, "embedding": EMBEDDING,
@@ -261,8 +262,7 @@ def main():
         "rows": rows,
         "alloc_growth_last_over_first_depth": growth,
         "reversible_over_standard_alloc": {str(k): v for k, v in ratios.items()},
-    }, indent=2) + "\n")
-    print(f"wrote {output}")
+    })
 
 
 if __name__ == "__main__":

@@ -1,24 +1,39 @@
 """Speed where users feel it: keras_albert vs keras-hub and Hugging Face, one run.
 
-    python benchmarks/suite.py [--quick]
+    python benchmarks/suite.py [--quick] [--rounds 3] [--threads N] [--output FILE]
 
 Every row is our figure, the peer's figure from the same run and the ratio
-(ours / peer for throughput: >= 1.0 means we are faster).
+(ours / peer for throughput: >= 1.0 means we are faster). Each row is timed
+over `--rounds` (default 3) interleaved rounds; the table prints the median
+and the spread (min-max) of each side, and the ratio is the median of the
+per-round ratios. The result goes to `benchmarks/results/suite.json` (or
+`--output`) with the command, the date and the machine's cores.
+
+Threads: TensorFlow's intra-op pool and PyTorch's `torch.set_num_threads`
+are both set to `--threads` (default: every core, `os.cpu_count()`, which is
+PyTorch's own default and its fastest setting here); the JSON records both.
 
 (a) Serving throughput, texts/s, on real-length text: WordNet glosses and
     Austen sentences from the bundled data, in random order, batch 32.
     Ours: `AlbertClassifier.predict` (length-bucketed) and the serving
     SavedModel (raw strings in, bucketed inside the graph). Peers:
     keras-hub's `AlbertTextClassifier.predict` (XLA on: 1.3x faster for it
-    in `backbone_speed.py`) and Hugging Face PyTorch `AlbertForSequenceClassification`
-    (`torch.inference_mode`, fast tokenizer included in the time), both
-    padding to 128 as they do by default. All four carry the same weights;
-    the max logit difference to ours is printed (must be <= 1e-4).
+    in `backbone_speed.py`; its preprocessor pads every text to
+    `--length`, 128, keras-hub's only mode) and Hugging Face PyTorch
+    `AlbertForSequenceClassification` (`torch.inference_mode`, fast
+    tokenizer included in the time) with dynamic padding
+    (`padding=True`: each batch padded to its longest text), measured two
+    ways: batches in the texts' order ("HF PyTorch") and batches of
+    length-sorted texts ("HF PyTorch sorted", outputs put back in order;
+    the sort is timed too), the closest match to our buckets. All carry
+    the same weights; the max logit difference to keras-hub is printed
+    (must be <= 1e-4).
 (b) Training throughput, examples/s: `fit` on the same real texts (random
-    labels), batch 32, Adam, XLA on for both; ours feeds
-    `bucketed_dataset` (full batches only), keras-hub its raw-string `fit`.
-    Compilation is warmed up first and not timed.
-(c) Backbone forward FLOP/s (analytic FLOPs / fastest of the interleaved
+    labels), batch 32, Adam; ours feeds `bucketed_dataset` (full batches
+    only) with its default `jit_compile` (off on CPU), keras-hub its
+    raw-string `fit` with XLA on. Compilation is warmed up first and not
+    timed; then `--rounds` interleaved epochs each.
+(c) Backbone forward FLOP/s (analytic FLOPs / median of the interleaved
     repeats, batch 8 x 128, no padding; each side with XLA on or off,
     whichever is faster for it) as a share of the CPU's fp32 peak (2 cores
     x AVX2 FMA ~157 GFLOP/s), ours vs keras-hub's AlbertBackbone with the
@@ -37,6 +52,8 @@ produce the same ids.
 import argparse
 import os
 import random
+import statistics
+import sys
 import tempfile
 import time
 
@@ -57,6 +74,11 @@ from keras_albert.data.bucketed_batches import bucketed_dataset  # noqa: E402
 from keras_albert.data.text_normalization import normalize_text  # noqa: E402
 from keras_albert.export import export_serving_saved_model  # noqa: E402
 from keras_albert.models.length_buckets import bucket_lengths  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recording import check_rounds  # noqa: E402
+from recording import spread  # noqa: E402
+from recording import write_result  # noqa: E402
 
 PEAK_GFLOPS = 157.0  # 2 cores x 2 FMA units x 8 fp32 lanes x 2 flops x ~2.45 GHz
 NUM_CLASSES = 4
@@ -106,20 +128,32 @@ def seconds(function):
 
 
 class Table:
+    """Rows of (what, ours per round, peer per round, unit, per-round ratios)."""
+
     def __init__(self):
         self.rows = []
 
-    def add(self, what, ours, peer, unit, ratio):
-        self.rows.append((what, ours, peer, unit, ratio))
-        print(f"  {what}: ours {ours:.2f} {unit}, peer {peer:.2f} {unit}, ratio {ratio:.2f}x", flush=True)
+    def add(self, what, ours, peer, unit, ratios):
+        row = {"what": what, "unit": unit, "ours": spread(ours), "peer": spread(peer),
+               "ratio": spread(ratios)}
+        self.rows.append(row)
+        print(f"  {what}: ours {row['ours']['median']:.2f} {unit}, peer {row['peer']['median']:.2f} {unit}, "
+              f"ratio {row['ratio']['median']:.2f}x", flush=True)
 
     def print(self):
-        width = max(len(row[0]) for row in self.rows)
-        print(f"\n{'measurement':<{width}}  {'ours':>10}  {'peer':>10}  {'unit':<18}{'ratio':>7}")
+        width = max(len(row["what"]) for row in self.rows)
+
+        def cell(s):
+            return f"{s['median']:.2f} [{s['min']:.2f}-{s['max']:.2f}]"
+
+        print(f"\nmedian [min-max] over rounds; ratio: median of the per-round ratios [min-max]")
+        print(f"{'measurement':<{width}}  {'ours':>22}  {'peer':>22}  {'unit':<11}{'ratio':>20}")
         # Ordered by their "(a)"/"(b)"/"(c)" labels, whatever order they ran in.
-        for what, ours, peer, unit, ratio in sorted(self.rows, key=lambda row: row[0][:3]):
-            print(f"{what:<{width}}  {ours:>10.2f}  {peer:>10.2f}  {unit:<18}{ratio:>6.2f}x")
-        print(f"minimum ratio: {min(row[4] for row in self.rows):.2f}x (target: every ratio >= 1.0)")
+        for row in sorted(self.rows, key=lambda row: row["what"][:3]):
+            print(f"{row['what']:<{width}}  {cell(row['ours']):>22}  {cell(row['peer']):>22}  "
+                  f"{row['unit']:<11}{cell(row['ratio']):>19}x")
+        print(f"minimum ratio: {min(row['ratio']['median'] for row in self.rows):.2f}x "
+              "(target: every ratio >= 1.0)")
 
 
 def hugging_face_classifier(ours, proto, directory):
@@ -153,10 +187,26 @@ def serving_throughput(args, table, ours, theirs, proto, work):
     serve = tf.saved_model.load(str(work / "serving")).signatures["serving_default"]
     batches = [texts[i : i + args.batch] for i in range(0, len(texts), args.batch)]
 
-    def hf_predict(batch_texts=None):
+    def hf_predict(batch_texts=None, sort=False):
+        """Dynamic padding (`padding=True`); `sort`: length-sorted batches."""
+        if batch_texts is not None:
+            chosen = [batch_texts]
+        elif sort:
+            encoded = hf_tokenizer(texts, truncation=True, max_length=args.length)
+            order = np.argsort([len(ids) for ids in encoded["input_ids"]], kind="stable")
+            outputs = np.empty((len(texts), NUM_CLASSES), "float32")
+            for start in range(0, len(texts), args.batch):
+                rows = order[start : start + args.batch]
+                batch = hf_tokenizer.pad({key: [values[i] for i in rows] for key, values in encoded.items()},
+                                         padding=True, return_tensors="pt")
+                with torch.inference_mode():
+                    outputs[rows] = hf_model(**batch).logits.numpy()
+            return outputs
+        else:
+            chosen = batches
         outputs = []
-        for batch in [batch_texts] if batch_texts else batches:
-            encoded = hf_tokenizer(batch, padding="max_length", truncation=True, max_length=args.length,
+        for batch in chosen:
+            encoded = hf_tokenizer(batch, padding=True, truncation=True, max_length=args.length,
                                    return_tensors="pt")
             with torch.inference_mode():
                 outputs.append(hf_model(**encoded).logits.numpy())
@@ -167,16 +217,28 @@ def serving_throughput(args, table, ours, theirs, proto, work):
         "ours SavedModel": lambda: np.concatenate([serve(text=tf.constant(b))["logits"].numpy() for b in batches]),
         "keras-hub predict": lambda: theirs.predict(texts, batch_size=args.batch, verbose=0),
         "HF PyTorch": hf_predict,
+        "HF PyTorch sorted": lambda: hf_predict(sort=True),
     }
     # Warm-up (tracing, XLA compilation of every shape): ours on all texts
-    # (all bucket shapes), the peers on one batch (their only shape).
+    # (all bucket shapes), keras-hub on one batch (its only shape), Hugging
+    # Face (eager) on all texts both ways.
     outputs = {"ours predict": systems["ours predict"](), "ours SavedModel": systems["ours SavedModel"]()}
     outputs["keras-hub predict"] = theirs.predict(texts[: args.batch], batch_size=args.batch, verbose=0)
-    outputs["HF PyTorch"] = hf_predict(texts[: args.batch])
+    outputs["HF PyTorch"] = hf_predict()
+    outputs["HF PyTorch sorted"] = hf_predict(sort=True)
     ids_ours = ours.preprocessor(texts)["token_ids"].numpy()
     ids_hf = hf_tokenizer(texts, padding="max_length", truncation=True, max_length=args.length)["input_ids"]
     print(f"    token ids differing from ours: Hugging Face {int((ids_ours != np.asarray(ids_hf)).any(-1).sum())} "
           f"of {len(texts)} texts", flush=True)
+    padded = {"in order": [], "sorted": []}
+    sorted_lengths = np.sort(lengths)
+    for start in range(0, len(texts), args.batch):
+        padded["in order"].append(lengths[start : start + args.batch].max() * len(lengths[start : start + args.batch]))
+        padded["sorted"].append(sorted_lengths[start : start + args.batch].max()
+                                * len(sorted_lengths[start : start + args.batch]))
+    print(f"    Hugging Face dynamic padding: {sum(padded['in order']) / len(texts):.1f} positions per text "
+          f"in order, {sum(padded['sorted']) / len(texts):.1f} length-sorted (keras-hub: {args.length})",
+          flush=True)
 
     times = {name: [] for name in systems}
     for _ in range(args.rounds):  # interleaved, so background load hits all alike
@@ -184,17 +246,22 @@ def serving_throughput(args, table, ours, theirs, proto, work):
             started = time.perf_counter()
             outputs[name] = function()
             times[name].append(time.perf_counter() - started)
-    rate = {name: len(texts) / min(values) for name, values in times.items()}
+    rates = {name: [len(texts) / value for value in values] for name, values in times.items()}
     reference = outputs["keras-hub predict"]
-    for name in ("ours predict", "ours SavedModel", "HF PyTorch"):
-        print(f"    max |{name} - keras-hub| logits: {np.abs(outputs[name] - reference).max():.2e}")
-    worst = max(np.abs(outputs[n] - reference).max() for n in ("ours predict", "ours SavedModel", "HF PyTorch"))
+    differences = {}
+    for name in ("ours predict", "ours SavedModel", "HF PyTorch", "HF PyTorch sorted"):
+        differences[name] = float(np.abs(outputs[name] - reference).max())
+        print(f"    max |{name} - keras-hub| logits: {differences[name]:.2e}")
+    worst = max(differences.values())
     print(f"    identical within 1e-4: {'yes' if worst <= 1e-4 else 'NO'}; torch threads "
           f"{torch.get_num_threads()}", flush=True)
     for ours_name in ("ours predict", "ours SavedModel"):
-        for peer in ("keras-hub predict", "HF PyTorch"):
-            table.add(f"(a) serving {ours_name} vs {peer}", rate[ours_name], rate[peer], "texts/s",
-                      rate[ours_name] / rate[peer])
+        for peer in ("keras-hub predict", "HF PyTorch", "HF PyTorch sorted"):
+            table.add(f"(a) serving {ours_name} vs {peer}", rates[ours_name], rates[peer], "texts/s",
+                      [a / b for a, b in zip(rates[ours_name], rates[peer])])
+    return {"texts": len(texts), "mean_pieces": float(np.mean(lengths)), "max_logit_difference": differences,
+            "torch_threads": torch.get_num_threads(),
+            "hf_padded_positions_per_text": {k: float(sum(v) / len(texts)) for k, v in padded.items()}}
 
 
 def training_throughput(args, table, ours, theirs):
@@ -208,12 +275,16 @@ def training_throughput(args, table, ours, theirs):
     # shapes are the same every epoch), one batch for keras-hub (one shape).
     seconds(lambda: ours.fit(dataset, epochs=1, verbose=0))
     seconds(lambda: theirs.fit(texts[: args.batch], labels[: args.batch], batch_size=args.batch, verbose=0))
-    ours_time = seconds(lambda: ours.fit(dataset, epochs=1, verbose=0))
-    theirs_time = seconds(lambda: theirs.fit(texts, labels, batch_size=args.batch, epochs=1, verbose=0))
-    ours_rate, theirs_rate = len(texts) / ours_time, len(texts) / theirs_time
+    ours_rates, theirs_rates = [], []
+    for _ in range(args.rounds):  # interleaved epochs
+        ours_rates.append(len(texts) / seconds(lambda: ours.fit(dataset, epochs=1, verbose=0)))
+        theirs_rates.append(len(texts) / seconds(
+            lambda: theirs.fit(texts, labels, batch_size=args.batch, epochs=1, verbose=0)))
     print(f"(b) {len(texts)} texts: {steps} bucketed batches (up to {args.batch}) for ours, "
           f"{-(-len(texts) // args.batch)} batches padded to {args.length} for keras-hub", flush=True)
-    table.add("(b) training fit vs keras-hub fit", ours_rate, theirs_rate, "examples/s", ours_rate / theirs_rate)
+    table.add("(b) training fit vs keras-hub fit", ours_rates, theirs_rates, "examples/s",
+              [a / b for a, b in zip(ours_rates, theirs_rates)])
+    return {"examples": len(texts), "ours_batches": steps}
 
 
 def forward_efficiency(args, table, vocabulary_size):
@@ -234,11 +305,11 @@ def forward_efficiency(args, table, vocabulary_size):
     for function in functions.values():
         function(x)  # trace and compile
     times = {key: [] for key in functions}
-    for _ in range(args.flops_repeats):  # interleaved; the fastest repeat counts
+    for _ in range(args.flops_repeats):  # interleaved; the median counts
         for key, function in functions.items():
             times[key].append(seconds(lambda f=function: f(x).numpy()))
     flops = forward_flops(batch, length, args.flops_layers)
-    each = {key: flops / min(values) / 1e9 for key, values in times.items()}
+    each = {key: flops / statistics.median(values) / 1e9 for key, values in times.items()}
     # Each side with its faster setting (XLA or not).
     rate = {name: max(each[name, False], each[name, True]) for name in ("ours", "theirs")}
     print(f"(c) {args.flops_layers} layers, batch {batch} x {length}: {flops / 1e9:.1f} GFLOP per pass; "
@@ -246,8 +317,14 @@ def forward_efficiency(args, table, vocabulary_size):
           f"{each['ours', True]:.1f}, keras-hub {each['theirs', False]:.1f}/{each['theirs', True]:.1f}; "
           f"best: ours {rate['ours'] / PEAK_GFLOPS:.0%} of peak, keras-hub {rate['theirs'] / PEAK_GFLOPS:.0%}",
           flush=True)
-    table.add(f"(c) backbone forward GFLOP/s (peak {PEAK_GFLOPS:.0f})", rate["ours"], rate["theirs"], "GFLOP/s",
-              rate["ours"] / rate["theirs"])
+    best = {name: (name, each[name, True] >= each[name, False]) for name in ("ours", "theirs")}
+    ours_rates = [flops / t / 1e9 for t in times[best["ours"]]]
+    theirs_rates = [flops / t / 1e9 for t in times[best["theirs"]]]
+    table.add(f"(c) backbone forward GFLOP/s (peak {PEAK_GFLOPS:.0f})", ours_rates, theirs_rates, "GFLOP/s",
+              [a / b for a, b in zip(ours_rates, theirs_rates)])
+    return {"gflop_per_pass": flops / 1e9, "max_difference": float(difference),
+            "xla": {name: jit for name, (_, jit) in best.items()},
+            "share_of_peak": {name: rate[name] / PEAK_GFLOPS for name in rate}}
 
 
 def main():
@@ -258,7 +335,10 @@ def main():
     parser.add_argument("--train_examples", type=int, default=None, help="(default 96; quick 64)")
     parser.add_argument("--flops_layers", type=int, default=None, help="layers in (c) (default 4; quick 2)")
     parser.add_argument("--flops_repeats", type=int, default=8)
-    parser.add_argument("--rounds", type=int, default=1, help="timed rounds in (a); the best counts")
+    parser.add_argument("--rounds", type=int, default=3, help="timed rounds in (a) and (b) (>= 3)")
+    parser.add_argument("--threads", type=int, default=os.cpu_count(),
+                        help="TF intra-op and torch threads (default: every core)")
+    parser.add_argument("--output", default="suite.json", help="under benchmarks/results/ unless a path")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--length", type=int, default=128, help="the peers' padded length")
     args = parser.parse_args()
@@ -267,6 +347,12 @@ def main():
         if getattr(args, name) is None:
             setattr(args, name, quick if args.quick else full)
 
+    check_rounds(args.rounds)
+    check_rounds(args.flops_repeats, "--flops_repeats")
+    tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+    import torch
+
+    torch.set_num_threads(args.threads)
     started = time.perf_counter()
     tokenizer = keras_albert.AlbertTokenizer.from_preset("albert_tiny_en")
     proto = tokenizer.proto
@@ -285,20 +371,32 @@ def main():
     theirs.output_dense.set_weights(ours.output_dense.get_weights())
     theirs.compile(jit_compile=True)
     print(f"ALBERT-base shape, {args.layers} layers in (a)/(b), {args.flops_layers} in (c); random weights; "
-          f"vocabulary {vocabulary_size}; batch {args.batch}; peers pad to {args.length}, ours buckets "
+          f"vocabulary {vocabulary_size}; batch {args.batch}; keras-hub pads to {args.length}, Hugging Face "
+          f"to each batch's longest (padding=True), ours buckets "
           f"{bucket_lengths(args.length)}; TF intra-op threads "
-          f"{tf.config.threading.get_intra_op_parallelism_threads() or 'default'}", flush=True)
+          f"{tf.config.threading.get_intra_op_parallelism_threads()}, torch threads {torch.get_num_threads()}; "
+          f"{args.rounds} rounds", flush=True)
     table = Table()
     # (c) first: it is the most sensitive to what earlier rows leave running
     # (PyTorch's spinning OpenMP threads, tf.data workers).
-    forward_efficiency(args, table, vocabulary_size)
+    details = {"(c)": forward_efficiency(args, table, vocabulary_size)}
     with tempfile.TemporaryDirectory(prefix="suite_") as work:
         import pathlib
 
-        serving_throughput(args, table, ours, theirs, proto, pathlib.Path(work))
-    training_throughput(args, table, ours, theirs)
+        details["(a)"] = serving_throughput(args, table, ours, theirs, proto, pathlib.Path(work))
+    details["(b)"] = training_throughput(args, table, ours, theirs)
     table.print()
-    print(f"suite took {time.perf_counter() - started:.0f} s")
+    took = time.perf_counter() - started
+    print(f"suite took {took:.0f} s")
+    write_result(args.output, {
+        "settings": {key: value for key, value in vars(args).items()},
+        "threads": {"tensorflow_intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
+                    "torch": torch.get_num_threads()},
+        "hf_padding": "dynamic (padding=True); 'HF PyTorch' in the texts' order, 'HF PyTorch sorted' length-sorted",
+        "rows": {row["what"]: row for row in table.rows},
+        "details": details,
+        "seconds": took,
+    })
 
 
 if __name__ == "__main__":

@@ -10,8 +10,11 @@ on the same training examples and the same held-out glosses:
   scratch     the same architecture from random weights, same recipe
 
 and prints accuracy and macro-F1 for each, the pretrained model's margin
-over TF-IDF in points, and the ratios. Results go to
-benchmarks/results/transfer.json (or --output).
+over TF-IDF in points, and the ratios (the named peer is TF-IDF). Results
+go to benchmarks/results/transfer.json (or --output) with the command, the
+date and the machine's cores. These are accuracies from one seeded run,
+not timings: there are no timed rounds (`--seed` picks another split of
+the training glosses and another initialisation).
 
     python benchmarks/transfer.py                      # 12,000 labels and the full split
     python benchmarks/transfer.py --train_sizes 12000  # one size
@@ -19,6 +22,7 @@ benchmarks/results/transfer.json (or --output).
 """
 
 import argparse
+import datetime
 import json
 import os
 import pathlib
@@ -28,7 +32,6 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import keras  # noqa: E402
-import numpy as np  # noqa: E402
 
 import keras_albert  # noqa: E402
 from keras_albert import datasets  # noqa: E402
@@ -42,16 +45,7 @@ RESULTS = pathlib.Path(__file__).resolve().parent / "results" / "transfer.json"
 
 def supersense_split(train_size, max_test, seed=0):
     """The quickstart's data: `train_size` random training glosses (all if 0)."""
-    train_texts, train_labels = datasets.load_supersense("train", pos="n")
-    test_texts, test_labels = datasets.load_supersense("validation", pos="n")
-    order = np.random.default_rng(seed).permutation(len(train_texts))
-    if train_size:
-        order = order[:train_size]
-    test_texts, test_labels = test_texts[:max_test or None], test_labels[:max_test or None]
-    return (
-        [train_texts[i] for i in order], np.asarray(train_labels)[order],
-        list(test_texts), np.asarray(test_labels),
-    )
+    return datasets.supersense_split_sample(train_size, max_test, seed=seed)
 
 
 def albert_row(preset, from_scratch, data, recipe, sequence_length, seed):
@@ -82,6 +76,8 @@ def run(args):
     recipe = ClassifierRecipe(epochs=args.epochs, learning_rate=args.learning_rate,
                               batch_size=args.batch_size)
     results = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "cpu_cores": os.cpu_count(),
         "task": "WordNet noun supersense (26 classes), validation split",
         "preset": args.preset,
         "recipe": recipe.__dict__,
