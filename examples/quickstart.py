@@ -48,16 +48,7 @@ def log(message):
 
 
 def supersense_data(max_train, seed, max_test=0):
-    train_texts, train_labels = datasets.load_supersense("train", pos="n")
-    test_texts, test_labels = datasets.load_supersense("validation", pos="n")
-    test_texts, test_labels = test_texts[:max_test or None], test_labels[:max_test or None]
-    order = np.random.default_rng(seed).permutation(len(train_texts))[:max_train]
-    return (
-        [train_texts[i] for i in order],
-        np.asarray(train_labels)[order],
-        test_texts,
-        np.asarray(test_labels),
-    )
+    return datasets.supersense_split_sample(max_train, max_test, seed=seed)
 
 
 def train_and_evaluate(classifier, data, args):

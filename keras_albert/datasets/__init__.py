@@ -10,3 +10,4 @@ from keras_albert.datasets.wordnet_supersense import load_wordnet_synsets
 from keras_albert.datasets.wordnet_supersense import split_of
 from keras_albert.datasets.wordnet_supersense import supersense_dataset
 from keras_albert.datasets.wordnet_supersense import supersense_labels
+from keras_albert.datasets.wordnet_supersense import supersense_split_sample

@@ -133,3 +133,36 @@ def supersense_dataset(split="train", pos=None, include_examples=False):
 
     texts, labels = load_supersense(split, pos, include_examples)
     return tf.data.Dataset.from_tensor_slices((texts, labels))
+
+
+def supersense_split_sample(train_size=0, test_size=0, seed=0, pos="n"):
+    """A seeded sample of the supersense task's training and held-out glosses.
+
+    The data `make demo`, `benchmarks/transfer.py` and the bundled preset's
+    regression test share: `train_size` training glosses drawn in a random
+    order fixed by `seed` (all of them, shuffled, if 0), and the first
+    `test_size` glosses of the validation split (all if 0), which is held
+    out of pretraining and fine-tuning alike.
+
+    Returns:
+        `(train_texts, train_labels, test_texts, test_labels)`: lists of
+        strings and integer NumPy arrays of label ids indexing
+        `supersense_labels(pos)`.
+    """
+    import numpy as np
+
+    for name, value in (("train_size", train_size), ("test_size", test_size)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"`{name}` must be an int >= 0 (0: all). Received: {name}={value!r}")
+    train_texts, train_labels = load_supersense("train", pos=pos)
+    test_texts, test_labels = load_supersense("validation", pos=pos)
+    order = np.random.default_rng(seed).permutation(len(train_texts))
+    if train_size:
+        order = order[:train_size]
+    test_texts, test_labels = test_texts[: test_size or None], test_labels[: test_size or None]
+    return (
+        [train_texts[i] for i in order],
+        np.asarray(train_labels)[order],
+        list(test_texts),
+        np.asarray(test_labels),
+    )

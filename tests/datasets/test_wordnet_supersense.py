@@ -74,3 +74,34 @@ def test_tf_data():
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         datasets.load_supersense(**kwargs)
+
+
+def test_supersense_split_sample_is_the_seeded_sample_every_caller_shares():
+    import numpy as np
+
+    train_texts, train_labels = datasets.load_supersense("train", pos="n")
+    test_texts, test_labels = datasets.load_supersense("validation", pos="n")
+    order = np.random.default_rng(3).permutation(len(train_texts))[:50]
+    sample = datasets.supersense_split_sample(50, 20, seed=3)
+    assert sample[0] == [train_texts[i] for i in order]
+    np.testing.assert_array_equal(sample[1], np.asarray(train_labels)[order])
+    assert sample[2] == test_texts[:20]
+    np.testing.assert_array_equal(sample[3], test_labels[:20])
+    # The same seed gives the same sample; 0 means everything.
+    assert datasets.supersense_split_sample(50, 20, seed=3)[0] == sample[0]
+    everything = datasets.supersense_split_sample(0, 0, seed=3)
+    assert sorted(everything[0]) == sorted(train_texts) and len(everything[2]) == len(test_texts)
+    assert everything[0][:50] == sample[0]
+    with pytest.raises(ValueError, match="train_size"):
+        datasets.supersense_split_sample(-1)
+
+
+def test_callers_share_supersense_split_sample():
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    for path in ("examples/quickstart.py", "benchmarks/transfer.py",
+                 "tests/models/test_bundled_preset_transfer.py"):
+        source = (root / path).read_text()
+        assert "supersense_split_sample(" in source, path
+        assert "permutation(" not in source, path
