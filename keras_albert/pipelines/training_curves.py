@@ -1,14 +1,45 @@
-"""A PNG of the training loss and the selection metric per epoch."""
+"""A PNG of the training loss and the selection metric per epoch.
 
-import matplotlib
+matplotlib is an optional dependency (`pip install keras-albert[plots]`): it
+is imported on first use. Without it the plots are skipped with a warning
+naming the extra, so a finished training run still writes its preset and
+metrics.
+"""
 
-matplotlib.use("Agg")  # files only; no display needed
+import warnings
 
-import matplotlib.pyplot as plt  # noqa: E402
+PLOTS_EXTRA_HINT = "pip install keras-albert[plots]"
+
+
+def pyplot():
+    """matplotlib.pyplot with the file-only Agg backend; a clear ImportError
+    naming the extra when matplotlib is not installed."""
+    try:
+        import matplotlib
+    except ImportError as error:
+        raise ImportError(
+            f"Training-curve plots need matplotlib, an optional dependency: {PLOTS_EXTRA_HINT}"
+        ) from error
+    matplotlib.use("Agg")  # files only; no display needed
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _pyplot_or_warn(path):
+    try:
+        return pyplot()
+    except ImportError as error:
+        warnings.warn(f"{error}. Not writing {path}.", stacklevel=3)
+        return None
 
 
 def plot_training_curves(history, metric, path):
-    """Writes `path` with loss (left) and `metric` on the eval set (right)."""
+    """Writes `path` with loss (left) and `metric` on the eval set (right);
+    returns None, writing nothing, without matplotlib (see `pyplot`)."""
+    plt = _pyplot_or_warn(path)
+    if plt is None:
+        return None
     epochs = [row["epoch"] for row in history]
     figure, (left, right) = plt.subplots(1, 2, figsize=(9, 3.5))
     left.plot(epochs, [row["loss"] for row in history], marker="o")
@@ -26,7 +57,11 @@ def plot_training_curves(history, metric, path):
 
 def plot_pretraining_curve(rows, path, title="pretraining"):
     """MLM and sentence-order accuracy (and the teacher cosine, when trained),
-    training and held-out, against tokens seen."""
+    training and held-out, against tokens seen; returns None, writing
+    nothing, without matplotlib (see `pyplot`)."""
+    plt = _pyplot_or_warn(path)
+    if plt is None:
+        return None
     tokens = [row["tokens"] / 1e6 for row in rows]
     panels = [("mlm_accuracy", "masked-LM accuracy"),
               ("sentence_order_accuracy", "sentence-order accuracy")]
