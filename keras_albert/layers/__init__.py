@@ -14,7 +14,6 @@ from keras_albert.layers.sharing import group_for_layer
 from keras_albert.layers.transformer_block import AlbertTransformerBlock
 from keras_albert.layers.transformer_sublayers import AlbertAttentionSublayer
 from keras_albert.layers.transformer_sublayers import AlbertFeedForwardSublayer
-from keras_albert.layers.attention_probabilities import self_attention_probabilities
 from keras_albert.layers.bottleneck_attention import AlbertBottleneckAttention
 from keras_albert.layers.bottleneck_block import AlbertBottleneckTransformerBlock
 from keras_albert.layers.bottleneck_sublayers import AlbertBottleneckAttentionSublayer
