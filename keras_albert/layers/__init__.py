@@ -1,7 +1,6 @@
 """Pure Keras layers for ALBERT (keras.ops only)."""
 
 from keras_albert.layers.activations import gelu_approximate
-from keras_albert.layers.attention_registry import register_attention
 from keras_albert.layers.factorized_embedding import AlbertFactorizedEmbedding
 from keras_albert.layers.heads import AlbertMaskedLMHead
 from keras_albert.layers.heads import AlbertPooler

@@ -20,8 +20,8 @@ class AlbertAttentionSublayer(keras.layers.Layer):
     Args:
         num_heads: int.
         hidden_dim: int.
-        attention: str, a registered attention name (`"full"`; see
-            `keras_albert.layers.attention_registry`).
+        attention: str, an attention name from
+            `keras_albert.layers.attention_registry` (`"full"` or `"lsh"`).
         dropout: float, dropout after the output projection.
         attention_dropout: float, dropout on attention probabilities.
         layer_norm_epsilon: float.

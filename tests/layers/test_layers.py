@@ -160,6 +160,16 @@ def test_bad_layer_arguments(build, message):
         build()
 
 
+def test_attention_names_are_the_two_built_in_layers():
+    from keras_albert.layers.attention_registry import available_attention
+    from keras_albert.layers.attention_registry import make_attention
+
+    assert available_attention() == ("full", "lsh")
+    assert not hasattr(layers, "register_attention")  # no runtime registration
+    with pytest.raises(ValueError, match=r"one of \('full', 'lsh'\).*'sparse'"):
+        make_attention("sparse", num_heads=2, hidden_dim=8)
+
+
 @pytest.mark.parametrize(
     "layer",
     [
