@@ -13,6 +13,7 @@ the teacher labels.
 """
 
 import json
+import numbers
 import pathlib
 import sys
 
@@ -51,7 +52,7 @@ def check_finetune_settings(settings):
         raise ValueError(f"`--strategy` must be one of {STRATEGY_NAMES}. Received: {settings.strategy!r}")
     for name in ("epochs", "batch_size", "sequence_length", "doc_stride"):
         value = getattr(settings, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
             raise ValueError(f"`--{name}` must be a positive integer. Received: {value}")
     if not settings.learning_rate > 0:
         raise ValueError(f"`--learning_rate` must be > 0. Received: {settings.learning_rate}")
