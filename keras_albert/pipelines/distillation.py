@@ -109,7 +109,7 @@ def _fit_stage(distiller, dataset, stage, steps, settings, optimizer, logs_dir):
         callbacks.append(keras.callbacks.TensorBoard(log_dir=str(logs_dir / name), write_graph=False))
     chunk = min(settings.log_every, steps)
     history = distiller.fit(dataset, epochs=math.ceil(steps / chunk), steps_per_epoch=chunk,
-                            verbose=0, callbacks=callbacks)
+                            verbose=0, callbacks=callbacks, shuffle=False)
     return {k: [float(v) for v in values] for k, values in history.history.items()}
 
 
