@@ -219,7 +219,11 @@ class TokenFeatureChecksMixin:
         self._check_x(x)
         self._check_labels(x, y)
         if not args:
-            x, y, kwargs = _shuffled_each_epoch(x, y, kwargs)
+            # keras-hub feeds in-memory inputs as a dataset in their given
+            # order and a dataset as is, so Keras' default `shuffle=True`
+            # does nothing but warn on every call. Shuffle a dataset (or the
+            # arrays) before `fit`; an explicit `shuffle=True` still warns.
+            kwargs.setdefault("shuffle", False)
         with label_check_errors():
             return super().fit(self._with_label_checks(x), y, *args, **kwargs)
 
@@ -524,34 +528,3 @@ def label_check_errors():
             + " Batches before the bad one may already have updated the weights."
         ) from None
 
-
-def _shuffled_each_epoch(x, y, fit_kwargs):
-    """Gives in-memory inputs Keras' `shuffle=True` meaning.
-
-    keras-hub's `fit` batches in-memory inputs into a dataset in their given
-    order, so Keras' default `shuffle=True` is ignored (with a warning on
-    every call) and every epoch sees the same batches. Here they become a
-    dataset reshuffled each epoch; a dataset passed in shuffles itself.
-    """
-    fit_kwargs = dict(fit_kwargs)
-    shuffle = fit_kwargs.pop("shuffle", True)
-    if isinstance(x, tf.data.Dataset) or x is None or not shuffle:
-        fit_kwargs["shuffle"] = False
-        return x, y, fit_kwargs
-    if fit_kwargs.get("validation_split"):
-        # keras-hub splits arrays itself; keep its path (and its order).
-        fit_kwargs["shuffle"] = False
-        return x, y, fit_kwargs
-    sample_weight = fit_kwargs.pop("sample_weight", None)
-    batch_size = fit_kwargs.pop("batch_size", None) or 32
-    samples = keras.utils.pack_x_y_sample_weight(x, y, sample_weight)
-    try:
-        dataset = tf.data.Dataset.from_tensor_slices(samples)
-    except (ValueError, TypeError):
-        # Inputs tf.data cannot slice (ragged lists): keras-hub's own path.
-        fit_kwargs.update(batch_size=batch_size, sample_weight=sample_weight, shuffle=False)
-        return x, y, fit_kwargs
-    count = int(dataset.cardinality())
-    dataset = dataset.shuffle(max(count, 1), reshuffle_each_iteration=True).batch(batch_size)
-    fit_kwargs["shuffle"] = False
-    return dataset.prefetch(tf.data.AUTOTUNE), None, fit_kwargs

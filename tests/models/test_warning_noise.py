@@ -54,21 +54,3 @@ def test_only_the_pooler_warning_is_silenced():
                   ["pooler/dense/kernel", "pooler/dense/bias", "head/bias"]):
         assert not re.match(POOLER_WITHOUT_GRADIENT, f"Gradients do not exist for variables {other}" + tail)
 
-
-def test_in_memory_inputs_are_reshuffled_every_epoch():
-    import numpy as np
-
-    from keras_albert.models.input_validation import _shuffled_each_epoch
-
-    texts = [f"text {i}" for i in range(64)]
-    labels = np.arange(64)
-    dataset, y, kwargs = _shuffled_each_epoch(texts, labels, {"batch_size": 8, "epochs": 2})
-    assert y is None and kwargs == {"epochs": 2, "shuffle": False}
-    epochs = [[int(v) for _, batch_labels in dataset for v in batch_labels.numpy()] for _ in range(2)]
-    assert sorted(epochs[0]) == sorted(epochs[1]) == list(range(64))
-    assert epochs[0] != epochs[1] and epochs[0] != list(range(64))
-    # shuffle=False and validation_split keep keras-hub's own path, in order.
-    same, _, kwargs = _shuffled_each_epoch(texts, labels, {"shuffle": False})
-    assert same is texts and kwargs == {"shuffle": False}
-    same, _, kwargs = _shuffled_each_epoch(texts, labels, {"validation_split": 0.1})
-    assert same is texts and kwargs["shuffle"] is False
