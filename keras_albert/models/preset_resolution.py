@@ -285,3 +285,37 @@ class PresetResolutionMixin:
         preset_dir = check_preset_destination(preset_dir)
         with atomic_directory_update(preset_dir) as staging:
             super().save_to_preset(staging, *args, **kwargs)
+            _name_keras_hub_tasks(pathlib.Path(staging) / "metadata.json", self)
+
+
+def _name_keras_hub_tasks(metadata_path, layer):
+    """Lists keras-hub task kinds ("TextClassifier", "MaskedLM") in metadata.json.
+
+    keras-hub names each compatible task by its first base class, which for
+    our tasks is a mixin ("PresetResolutionMixin"); the kind a keras-hub
+    user knows is the first keras-hub class in the task's ancestry.
+    """
+    import json
+
+    from keras_hub.models import Backbone
+    from keras_hub.models import Task
+
+    if not metadata_path.exists():
+        return
+    backbone = layer if isinstance(layer, Backbone) else getattr(layer, "backbone", None)
+    if backbone is None:
+        return
+    kinds = set()
+    for task in {*keras.saving.get_custom_objects().values()}:
+        if isinstance(task, type) and issubclass(task, Task) and (
+            getattr(task, "backbone_cls", None) is type(backbone)
+        ):
+            kinds.add(next(
+                base.__name__ for base in task.__mro__[1:]
+                if base.__module__.startswith("keras_hub.") and issubclass(base, Task)
+            ))
+    metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
+    # Span QA, multiple choice, token classification and the pretrainer
+    # derive from the generic Task, which names no kind.
+    metadata["tasks"] = sorted(kinds - {"Task"})
+    metadata_path.write_text(json.dumps(metadata, indent=4), encoding="utf-8")

@@ -72,3 +72,15 @@ def test_keras_hubs_own_albert_registry_is_untouched():
     assert not set(BUNDLED) & set(BUILTIN_PRESETS)
     for name in OFFICIAL_PRESETS:
         assert BUILTIN_PRESETS[name] is hub_presets[name]
+
+
+def test_metadata_names_keras_hub_task_kinds_not_mixins(tmp_path):
+    backbone = keras_albert.AlbertBackbone(
+        vocabulary_size=40, num_layers=1, num_heads=2, embedding_dim=8,
+        hidden_dim=8, intermediate_dim=16, max_sequence_length=16)
+    backbone.save_to_preset(str(tmp_path / "preset"))
+    written = json.loads((tmp_path / "preset" / "metadata.json").read_text())
+    assert written["tasks"] == ["MaskedLM", "TextClassifier"]
+    for name in BUNDLED:
+        recorded = json.loads((bundled_presets_dir() / name / "metadata.json").read_text())
+        assert recorded["tasks"] == ["MaskedLM", "TextClassifier"], name
