@@ -70,6 +70,9 @@ def test_wheel_carries_presets_and_corpora_and_no_tests(distributions):
     assert not strays, strays
     # Every file is inside the package or its metadata.
     assert all(n.startswith(("keras_albert/", "keras_albert-")) for n in names)
+    licence = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    assert licence, "the wheel carries no LICENSE"
+    assert b"Apache License" in zipfile.ZipFile(wheel).read(licence[0])
 
 
 @pytest.mark.large
