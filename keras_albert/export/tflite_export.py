@@ -15,6 +15,7 @@ import pathlib
 import numpy as np
 import tensorflow as tf
 
+from keras_albert.models.albert_question_answerer import AlbertQuestionAnswerer
 from keras_albert.models.preprocessor_inputs import padded_to
 from keras_albert.utils.atomic_file import check_writable_directory
 from keras_albert.utils.atomic_file import write_file_atomically
@@ -47,7 +48,7 @@ def token_features(task, texts, sequence_length):
     real texts exercises the model the same way.
     """
     with padded_to(task.preprocessor, sequence_length) as preprocessor:
-        if hasattr(preprocessor, "windows"):
+        if isinstance(task, AlbertQuestionAnswerer):
             features = preprocessor.windows(list(texts), list(texts)).features
         else:
             features = preprocessor(list(texts))
