@@ -6,6 +6,12 @@ import sys
 
 # The package is built and tested on the TensorFlow backend only.
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+# TensorFlow's C++ INFO lines (CPU instruction sets, oneDNN) say nothing a
+# user can act on; warnings and errors still show. A value the user set
+# wins; it only takes effect if TensorFlow is not imported yet. The "no
+# CUDA driver" line is logged by absl before it is initialised and cannot
+# be silenced from Python.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 
 __version__ = "0.1.0"
 

@@ -54,3 +54,13 @@ def test_only_the_pooler_warning_is_silenced():
                   ["pooler/dense/kernel", "pooler/dense/bias", "head/bias"]):
         assert not re.match(POOLER_WITHOUT_GRADIENT, f"Gradients do not exist for variables {other}" + tail)
 
+
+
+def test_import_prints_no_tensorflow_info_lines():
+    result = subprocess.run(
+        [sys.executable, "-c", "import keras_albert; keras_albert.AlbertBackbone"],
+        env={k: v for k, v in dict(os.environ, PYTHONPATH=str(ROOT)).items() if k != "TF_CPP_MIN_LOG_LEVEL"},
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "cpu_feature_guard" not in result.stderr
