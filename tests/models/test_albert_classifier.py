@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import keras_albert
+from tests.harness import run_serialization_test
 
 
 def _marker_task(count=256, length=12, num_classes=4, seed=0):
@@ -59,8 +60,7 @@ def test_classifier_config_round_trip(tiny_backbone_config):
     classifier = keras_albert.AlbertClassifier(
         _backbone(tiny_backbone_config), num_classes=3, dropout=0.2
     )
-    clone = keras_albert.AlbertClassifier.from_config(classifier.get_config())
-    assert clone.get_config() == classifier.get_config()
+    run_serialization_test(classifier)
 
 
 @pytest.mark.parametrize(
