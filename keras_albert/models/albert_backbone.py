@@ -76,7 +76,7 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
     ...     "token_ids": np.ones((1, 6), "int32"),
     ...     "segment_ids": np.zeros((1, 6), "int32"),
     ...     "padding_mask": np.ones((1, 6), "int32")})
-    >>> outputs["pooled_output"].shape
+    >>> tuple(outputs["pooled_output"].shape)
     (1, 16)
     """
 
