@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tests.conftest import synthetic_sentences
 from keras_albert.data.ngram_masking import CLS_ID
 from keras_albert.data.ngram_masking import MASK_ID
 from keras_albert.data.ngram_masking import SEP_ID
@@ -23,6 +22,7 @@ from keras_albert.data.pretraining_tfrecords import parse_pretraining_examples
 from keras_albert.data.pretraining_tfrecords import pretraining_dataset
 from keras_albert.data.pretraining_tfrecords import serialize_instances
 from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
+from tests.conftest import synthetic_sentences
 
 SEQUENCE, PREDICTIONS = 64, 10
 

@@ -1,6 +1,5 @@
 """MobileBERT-style layers: NoNorm, bottleneck blocks, stacked FFN, trigram embedding."""
 
-import keras
 import numpy as np
 import pytest
 

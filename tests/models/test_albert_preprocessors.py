@@ -7,9 +7,7 @@ import pytest
 import tensorflow as tf
 
 from keras_albert.models.albert_backbone import AlbertBackbone
-from keras_albert.models.albert_masked_lm_preprocessor import (
-    AlbertMaskedLMPreprocessor,
-)
+from keras_albert.models.albert_masked_lm_preprocessor import AlbertMaskedLMPreprocessor
 from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )

@@ -38,7 +38,6 @@ def test_bundled_mlm_head_fills_masks_in_held_out_text():
     """The bundled heads are trained: on Persuasion (never seen in
     pretraining) the masked-LM beats the same model with random weights."""
     import keras
-    import numpy as np
 
     from keras_albert import datasets
 

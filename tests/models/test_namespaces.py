@@ -2,10 +2,9 @@
 namespaces: code written for keras-hub's ALBERT ports by changing the
 import."""
 
+import keras_hub
 import numpy as np
 import pytest
-
-import keras_hub
 
 import keras_albert
 from keras_albert import models

@@ -3,7 +3,6 @@
 import keras
 import numpy as np
 import pytest
-import tensorflow as tf
 
 import keras_albert
 from keras_albert.models.albert_pretrainer import AlbertPretrainer
