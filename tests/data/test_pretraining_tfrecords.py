@@ -220,6 +220,7 @@ def test_tf_masking_matches_numpy_masking_exactly(sentencepiece_proto):
         assert not out["masked_lm_positions"][row, count:].numpy().any()
 
 
+@pytest.mark.large
 def test_dynamic_masking_draws_new_masks_each_epoch(sentencepiece_proto, tmp_path):
     path = str(tmp_path / "train.tfrecord")
     # Stored with static masks: the pipeline restores and masks again.

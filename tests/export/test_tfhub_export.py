@@ -64,6 +64,7 @@ def test_encoder_and_mlm_match_keras(exported, sentencepiece_proto):
     assert len(encoder.variables) > 0 and encoder.trainable_variables
 
 
+@pytest.mark.large
 def test_keras_layer_fine_tunes_in_tf_keras(exported):
     import tf_keras
 

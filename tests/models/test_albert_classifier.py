@@ -26,6 +26,7 @@ def _backbone(tiny_backbone_config, **overrides):
     return keras_albert.AlbertBackbone(**dict(tiny_backbone_config, **overrides))
 
 
+@pytest.mark.large
 def test_classifier_learns_a_synthetic_task(tiny_backbone_config):
     keras.utils.set_random_seed(0)
     classifier = keras_albert.AlbertClassifier(
@@ -38,6 +39,7 @@ def test_classifier_learns_a_synthetic_task(tiny_backbone_config):
     assert accuracy >= 0.97
 
 
+@pytest.mark.large
 def test_regression_outputs_are_not_squashed(tiny_backbone_config):
     keras.utils.set_random_seed(1)
     regressor = keras_albert.AlbertClassifier(
@@ -72,6 +74,7 @@ def test_bad_classifier_arguments(tiny_backbone_config, kwargs, message):
         keras_albert.AlbertClassifier(_backbone(tiny_backbone_config), **kwargs)
 
 
+@pytest.mark.large
 def test_masked_lm_learns_to_copy_neighbours(tiny_backbone_config):
     keras.utils.set_random_seed(2)
     backbone = _backbone(tiny_backbone_config)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 WORKER = pathlib.Path(__file__).with_name("distributed_pretraining_worker.py")
 ROOT = WORKER.parents[2]
@@ -31,6 +32,7 @@ def _free_ports(count):
     return ports
 
 
+@pytest.mark.large
 def test_mirrored_two_logical_cpus_trains(tmp_path):
     """XLA on CPU cannot run several replicas (see `xla_supported`); the
     step runs as a graph function there."""
