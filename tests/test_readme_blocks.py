@@ -9,6 +9,7 @@ every flag it uses must exist and take the values written.
 """
 
 import argparse
+import importlib
 import pathlib
 import re
 import shlex
@@ -114,8 +115,11 @@ def _command_parser(command):
     from keras_albert.cli.main import COMMANDS
 
     assert command in COMMANDS, f"no command {command!r}; known: {sorted(COMMANDS)}"
+    module = COMMANDS[command]
+    if isinstance(module, str):  # commands named by module, imported lazily
+        module = importlib.import_module(module)
     parser = argparse.ArgumentParser(prog=f"python -m keras_albert {command}", exit_on_error=False)
-    COMMANDS[command].add_arguments(parser)
+    module.add_arguments(parser)
     return parser
 
 

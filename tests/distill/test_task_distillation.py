@@ -143,6 +143,7 @@ def test_held_out_accuracy_is_logged_each_epoch(classifiers, capsys):
     assert "held-out accuracy" in capsys.readouterr().out
 
 
+@pytest.mark.large
 def test_bad_models_and_settings_are_explained(classifiers):
     teacher, texts = classifiers(0), ["a cat sees a dog."] * 4
     with pytest.raises(ValueError, match=r"student.num_classes=4, teacher.num_classes=3"):

@@ -63,6 +63,7 @@ def test_folded_model_tokenizes_raw_text_like_albert_tokenizer(sentencepiece_pro
     assert plain != expected
 
 
+@pytest.mark.large
 def test_folding_keeps_a_models_own_normaliser(tmp_path, sentencepiece_proto):
     # Google's released vocabularies normalise with nmt_nfkc: that map must
     # still apply after ALBERT's preprocessing.

@@ -28,6 +28,7 @@ def exported(tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
 TEXTS = ["The cat sleeps in the garden.", "Émma walks", ""]
 
 
+@pytest.mark.large
 def test_preprocessor_matches_ours_for_single_texts_and_pairs(exported, sentencepiece_proto):
     _, path = exported
     pre = hub.load(str(path / "preprocessor"))

@@ -116,6 +116,7 @@ def test_qa_windows_and_answers_are_substrings(qa_preprocessor, question, contex
         assert candidate["text"] in context
 
 
+@pytest.mark.large
 @BUDGET
 @given(data=st.data())
 def test_qa_training_labels_point_at_the_answer(qa_preprocessor, data):

@@ -31,6 +31,7 @@ def _inputs(batch=2, length=10, vocabulary_size=60):
     }
 
 
+@pytest.mark.large
 def test_mobilebert_sized_config_has_about_25m_parameters():
     backbone = keras_albert.AlbertBackbone(
         vocabulary_size=30522, num_layers=24, num_heads=4, embedding_dim=128,

@@ -20,7 +20,14 @@ def _inputs(batch=3, length=12, vocabulary_size=100, seed=0):
     }
 
 
-@pytest.mark.parametrize("name", sorted(keras_albert.OFFICIAL_PRESETS))
+@pytest.mark.parametrize(
+    "name",
+    [
+        # Building the two largest (59M and 223M parameters) takes seconds.
+        pytest.param(name, marks=pytest.mark.large) if "extra" in name else name
+        for name in sorted(keras_albert.OFFICIAL_PRESETS)
+    ],
+)
 def test_official_configs_have_published_parameter_counts(name):
     preset = keras_albert.OFFICIAL_PRESETS[name]
     backbone = keras_albert.AlbertBackbone(**preset["config"])
@@ -116,6 +123,7 @@ def test_bert_is_a_config():
     assert bert(_inputs(vocabulary_size=50))["sequence_output"].shape[-1] == 16
 
 
+@pytest.mark.large
 def test_train_step_compiles_with_xla(tiny_backbone_config):
     backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, dropout=0.1))
     pooled = backbone.output["pooled_output"]

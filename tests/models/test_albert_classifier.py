@@ -102,6 +102,7 @@ def test_masked_lm_learns_to_copy_neighbours(tiny_backbone_config):
     assert (logits.argmax(-1) == targets).mean() > 0.5
 
 
+@pytest.mark.large
 def test_masked_lm_ignores_padded_predictions(tiny_backbone_config):
     masked_lm = keras_albert.AlbertMaskedLM(_backbone(tiny_backbone_config))
     masked_lm.compile()
