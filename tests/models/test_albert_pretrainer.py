@@ -148,6 +148,7 @@ def test_preprocessor_is_refused_with_the_reason():
         AlbertPretrainer(_backbone(), preprocessor=object())
 
 
+@pytest.mark.large
 def test_mixed_bfloat16_trains_with_float32_logits():
     previous = keras.config.dtype_policy()
     keras.config.set_dtype_policy("mixed_bfloat16")

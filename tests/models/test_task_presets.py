@@ -83,6 +83,7 @@ def test_masked_lm_preset_round_trip(tmp_path, sentencepiece_proto, tiny_backbon
     run_preset_round_trip(masked_lm, tmp_path, x)
 
 
+@pytest.mark.large
 def test_classifier_task_contract(sentencepiece_proto, tiny_backbone_config):
     # predict/fit on raw strings, on tf.data and with preprocessing split
     # out; serialization; compile=False refuses to fit.

@@ -71,6 +71,7 @@ def _run_two_workers(tmp_path, **env):
     return [worker.returncode for worker in workers], logs
 
 
+@pytest.mark.large
 def test_multi_worker_two_processes_train_in_lock_step(tmp_path):
     codes, logs = _run_two_workers(tmp_path)
     for code, log in zip(codes, logs):
@@ -86,6 +87,7 @@ def test_multi_worker_two_processes_train_in_lock_step(tmp_path):
 
 
 
+@pytest.mark.large
 def test_unpatched_keras_still_fails_multi_worker(tmp_path):
     """When this fails, Keras fixed #20585: drop keras_distribution_fixes."""
     codes, logs = _run_two_workers(tmp_path, UNPATCHED_KERAS="1")
