@@ -13,6 +13,8 @@ teacher at run time.
 Usage:
     python tools/teacher_embeddings.py --corpus_dir runs/corpus \\
         --output runs/minilm_embeddings
+    python tools/teacher_embeddings.py --corpus_dir runs/corpus \\
+        --output runs/minilm_embeddings --max_texts 80000 --seed 1   # a sample
 """
 
 import argparse
@@ -26,6 +28,7 @@ import zipfile
 
 import numpy as np
 
+from keras_albert.data.teacher_embeddings import HELDOUT_TEXTS
 from keras_albert.datasets.heldout import HeldOutGuard
 
 # Lines per source file, at most (None: all); dictionary sentences are
@@ -71,8 +74,20 @@ def main():
     parser.add_argument("--corpus_dir", default="runs/corpus")
     parser.add_argument("--output", default="runs/minilm_embeddings")
     parser.add_argument("--batch_size", type=int, default=256)
+    # A session's pretraining sees about 32 teacher texts per step, so a
+    # seeded sample keeps the teacher's run short; another seed gives the
+    # next session other texts.
+    parser.add_argument("--max_texts", type=int, default=None,
+                        help="embed a seeded sample of this many texts (default: all)")
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    texts = corpus_texts(args.corpus_dir)
+    if args.max_texts is not None and args.max_texts < HELDOUT_TEXTS + 1:
+        parser.error(f"--max_texts must be > {HELDOUT_TEXTS} (the held-out slice); "
+                     f"received {args.max_texts}")
+    texts = corpus_texts(args.corpus_dir, args.seed)
+    if args.max_texts is not None and len(texts) > args.max_texts:
+        texts = random.Random(args.seed).sample(texts, args.max_texts)
+        print(f"sampled {len(texts)} texts (seed {args.seed})", flush=True)
     HeldOutGuard().check(texts, where="the teacher's texts")
     model = teacher_model()
     started = time.time()

@@ -16,14 +16,8 @@ import tempfile
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.atomic_file import check_writable_directory
 
-from keras_albert.convert.converted_preset import load_preset_model
-from keras_albert.convert.converted_preset import preset_vocabulary
-from keras_albert.convert.huggingface import convert_huggingface
-from keras_albert.convert.huggingface import export_huggingface
-from keras_albert.convert.keras_hub_preset import convert_keras_hub_preset
-from keras_albert.convert.keras_hub_preset import export_keras_hub_preset
-from keras_albert.convert.tf1_checkpoint import convert_tf1_checkpoint
-from keras_albert.convert.tfhub_module import convert_tfhub_module
+# The converters import TensorFlow: they are imported where they are used,
+# so that `--help` stays fast.
 
 HELP = "convert checkpoints from/to TF1, Hugging Face, keras-hub, TF-Hub"
 
@@ -61,6 +55,11 @@ def _overrides(text):
 
 def to_preset(source_format, src, dst, overrides=None, overwrite=False):
     """Writes a keras_albert preset for `src` at `dst`."""
+    from keras_albert.convert.huggingface import convert_huggingface
+    from keras_albert.convert.keras_hub_preset import convert_keras_hub_preset
+    from keras_albert.convert.tf1_checkpoint import convert_tf1_checkpoint
+    from keras_albert.convert.tfhub_module import convert_tfhub_module
+
     if source_format == "tf1":
         return convert_tf1_checkpoint(src, dst, overwrite=overwrite)
     if source_format == "hf":
@@ -74,6 +73,11 @@ def to_preset(source_format, src, dst, overrides=None, overwrite=False):
 
 def from_preset(target_format, preset, dst, overwrite=False):
     """Writes the keras_albert preset at `preset` in `target_format`."""
+    from keras_albert.convert.converted_preset import load_preset_model
+    from keras_albert.convert.converted_preset import preset_vocabulary
+    from keras_albert.convert.huggingface import export_huggingface
+    from keras_albert.convert.keras_hub_preset import export_keras_hub_preset
+
     model = load_preset_model(preset)
     vocabulary = preset_vocabulary(preset)
     if target_format == "hf":

@@ -4,7 +4,7 @@
   python -m keras_albert export --preset=albert_tiny_en --format=tfhub --output=albert_hub
   python -m keras_albert export --preset=runs/sst/preset --format=tflite --quantize=dynamic \\
       --sequence_length=64 --output=model.tflite
-  python -m keras_albert export --preset=runs/sst/preset --format=tflite --raw_strings \
+  python -m keras_albert export --preset=runs/sst/preset --format=tflite --raw_strings \\
       --quantize=dynamic --sequence_length=64 --output=model_text.tflite
 
 Every export is checked against the Keras model before it is put in place;
@@ -14,16 +14,7 @@ a failed check leaves nothing behind and keeps any earlier export.
 import json
 import pathlib
 
-from keras_albert.convert.converted_preset import load_preset_model
-from keras_albert.convert.converted_preset import preset_vocabulary
-from keras_albert.export.raw_string_tflite import export_raw_string_tflite
-from keras_albert.export.serving_saved_model import export_serving_saved_model
-from keras_albert.export.task_loading import load_task
-from keras_albert.export.tfhub_export import export_tfhub
-from keras_albert.export.tflite_export import QUANTIZATIONS
-from keras_albert.export.tflite_export import check_output_file
-from keras_albert.export.tflite_export import export_tflite
-from keras_albert.models.preset_resolution import resolve_preset
+from keras_albert.cli.flag_choices import QUANTIZATIONS
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.atomic_file import check_writable_directory
 
@@ -65,6 +56,8 @@ def _texts(path):
 
 
 def _check_output(args):
+    from keras_albert.export.tflite_export import check_output_file
+
     output = pathlib.Path(args.output)
     if args.format == "tflite":
         check_output_file(output, args.overwrite)
@@ -75,6 +68,16 @@ def _check_output(args):
 
 
 def run(args):
+    # The exporters import TensorFlow: imported here so `--help` stays fast.
+    from keras_albert.convert.converted_preset import load_preset_model
+    from keras_albert.convert.converted_preset import preset_vocabulary
+    from keras_albert.export.raw_string_tflite import export_raw_string_tflite
+    from keras_albert.export.serving_saved_model import export_serving_saved_model
+    from keras_albert.export.task_loading import load_task
+    from keras_albert.export.tfhub_export import export_tfhub
+    from keras_albert.export.tflite_export import export_tflite
+    from keras_albert.models.preset_resolution import resolve_preset
+
     if args.format != "tflite" and (args.quantize != "none" or args.sequence_length):
         raise ValueError("`--quantize` and `--sequence_length` apply to --format=tflite only.")
     if args.format != "tflite" and (args.raw_strings or args.batch_size != 1):

@@ -8,12 +8,10 @@ command again after an interruption to continue exactly where it stopped.
 
 import dataclasses
 
+from keras_albert.cli.flag_choices import PRECISION_POLICIES
+from keras_albert.cli.flag_choices import STRATEGY_NAMES
 from keras_albert.cli.flag_types import boolean_flag
-from keras_albert.pipelines.pretraining import PretrainingSettings
-from keras_albert.pipelines.pretraining import expand_corpus
-from keras_albert.pipelines.pretraining import run_pretraining
-from keras_albert.training.strategy import PRECISION_POLICIES
-from keras_albert.training.strategy import STRATEGY_NAMES
+from keras_albert.pipelines.pretraining_settings import PretrainingSettings
 
 HELP = "pretrain ALBERT on a text corpus and write a preset"
 
@@ -72,6 +70,10 @@ def add_arguments(parser):
 
 
 def run(args):
+    # Imports TensorFlow: here rather than at the top so `--help` is fast.
+    from keras_albert.pipelines.pretraining import expand_corpus
+    from keras_albert.pipelines.pretraining import run_pretraining
+
     values = {
         field.name: getattr(args, field.name)
         for field in dataclasses.fields(PretrainingSettings)

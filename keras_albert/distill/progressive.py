@@ -27,7 +27,7 @@ def progressive_distillation(distiller, dataset, steps_per_stage, final_steps,
         distiller.set_stage(stage)
         distiller.compile(optimizer=make_optimizer(stage, steps), jit_compile=jit_compile)
         history = distiller.fit(dataset, epochs=1, steps_per_epoch=steps,
-                                callbacks=callbacks, verbose=verbose)
+                                callbacks=callbacks, verbose=verbose, shuffle=False)
         histories.append((stage, history.history))
     distiller.set_stage(None)
     return histories

@@ -186,7 +186,7 @@ def distill_classifier(
     callbacks = []
     if validation_data is not None:
         callbacks.append(HeldOutAccuracy(*validation_data))
-    return student.fit(dataset, epochs=epochs, callbacks=callbacks, verbose=verbose)
+    return student.fit(dataset, epochs=epochs, callbacks=callbacks, verbose=verbose, shuffle=False)
 
 
 class HeldOutAccuracy(keras.callbacks.Callback):

@@ -33,14 +33,16 @@ from keras_albert.export.tflite_export import compare_outputs
 from keras_albert.export.tflite_export import converter_for
 from keras_albert.export.tflite_export import set_quantization
 from keras_albert.export.tflite_export import write_atomically
+from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.models.preprocessor_inputs import padded_to
+from keras_albert.models.serving_signature import logit_outputs
 
 
 def _check_classifier(task):
     preprocessor = getattr(task, "preprocessor", None)
     if not task.built or preprocessor is None:
         raise ValueError("Export needs a built task with a preprocessor.")
-    if not hasattr(preprocessor, "truncate") or hasattr(preprocessor, "windows"):
+    if not isinstance(task, AlbertClassifier):
         raise ValueError(
             "Raw-string TFLite packs `[CLS] text [SEP] (text_pair [SEP])` "
             "and supports classifiers and regressors (`AlbertClassifier`). "
@@ -115,13 +117,6 @@ def pack_dense(tokens_a, tokens_b, sequence_length, truncate, special_ids):
     return {"token_ids": token_ids, "segment_ids": segment_ids, "padding_mask": padding_mask}
 
 
-def _outputs(task, logits):
-    logits = tf.cast(logits, tf.float32)
-    if getattr(task, "is_regression", False):
-        return {"logits": logits}
-    return {"logits": logits, "probabilities": tf.nn.softmax(logits, axis=-1)}
-
-
 def _serving_function(task, sequence_length, pair, batch_size):
     preprocessor = task.preprocessor
     tokenizer = preprocessor.tokenizer
@@ -135,7 +130,7 @@ def _serving_function(task, sequence_length, pair, batch_size):
         features = pack_dense(
             fast.tokenize(text), tokens_b, sequence_length, preprocessor.truncate, special_ids
         )
-        return _outputs(task, task(features, training=False))
+        return logit_outputs(task(features, training=False), task.is_regression)
 
     spec = tf.TensorSpec([batch_size], tf.string, name="text")
     if pair:
@@ -184,7 +179,8 @@ def _keras_outputs(task, texts, text_pairs, sequence_length):
     with padded_to(task.preprocessor, sequence_length) as preprocessor:
         x = texts if text_pairs is None else (texts, text_pairs)
         features = preprocessor(x=x)
-    return {k: np.asarray(v) for k, v in _outputs(task, task(features, training=False)).items()}
+    outputs = logit_outputs(task(features, training=False), task.is_regression)
+    return {k: np.asarray(v) for k, v in outputs.items()}
 
 
 def _representative_dataset(texts, pair, batch_size):

@@ -1,7 +1,6 @@
 """Pure Keras layers for ALBERT (keras.ops only)."""
 
 from keras_albert.layers.activations import gelu_approximate
-from keras_albert.layers.attention_registry import register_attention
 from keras_albert.layers.factorized_embedding import AlbertFactorizedEmbedding
 from keras_albert.layers.heads import AlbertMaskedLMHead
 from keras_albert.layers.heads import AlbertPooler
@@ -14,7 +13,6 @@ from keras_albert.layers.sharing import group_for_layer
 from keras_albert.layers.transformer_block import AlbertTransformerBlock
 from keras_albert.layers.transformer_sublayers import AlbertAttentionSublayer
 from keras_albert.layers.transformer_sublayers import AlbertFeedForwardSublayer
-from keras_albert.layers.attention_probabilities import self_attention_probabilities
 from keras_albert.layers.bottleneck_attention import AlbertBottleneckAttention
 from keras_albert.layers.bottleneck_block import AlbertBottleneckTransformerBlock
 from keras_albert.layers.bottleneck_sublayers import AlbertBottleneckAttentionSublayer

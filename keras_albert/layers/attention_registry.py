@@ -10,11 +10,6 @@ _ATTENTION_LAYERS = {
 }
 
 
-def register_attention(name, layer_cls):
-    """Makes `layer_cls` available as `attention=name` in ALBERT configs."""
-    _ATTENTION_LAYERS[name] = layer_cls
-
-
 def available_attention():
     return tuple(sorted(_ATTENTION_LAYERS))
 

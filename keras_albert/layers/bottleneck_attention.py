@@ -1,13 +1,31 @@
 """Multi-head attention whose queries/keys and values come from two inputs."""
 
+import math
+
 import keras
 from keras import ops
 
-from keras_albert.layers.attention_probabilities import scaled_dot_product_probabilities
 from keras_albert.layers.initializers import albert_dense
+from keras_albert.layers.self_attention import masked_softmax
 from keras_albert.utils.validation import check_divisible
 from keras_albert.utils.validation import check_positive_int
 from keras_albert.utils.validation import check_rate
+
+
+def _probabilities(query, key, num_heads, padding_mask):
+    """Softmax attention [batch, heads, query, key] in float32, with the
+    scaling and padding rule of `AlbertSelfAttention`.
+
+    `query` and `key` are [batch, seq, heads * head_dim].
+    """
+    shape = ops.shape(query)
+    batch, length = shape[0], shape[1]
+    head_dim = query.shape[-1] // num_heads
+    query = ops.reshape(query, (batch, length, num_heads, head_dim))
+    key = ops.reshape(key, (batch, ops.shape(key)[1], num_heads, head_dim))
+    query = query * ops.cast(1.0 / math.sqrt(head_dim), query.dtype)
+    scores = ops.cast(ops.einsum("bqnd,bknd->bnqk", query, key), "float32")
+    return masked_softmax(scores, padding_mask)
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -63,7 +81,7 @@ class AlbertBottleneckAttention(keras.layers.Layer):
 
     def call(self, query_key_input, value_input, padding_mask=None, training=False,
              return_attention=False):
-        probabilities = scaled_dot_product_probabilities(
+        probabilities = _probabilities(
             self.query(query_key_input),
             self.key(query_key_input),
             self.num_heads,

@@ -43,7 +43,9 @@ class AlbertSelfAttention(keras.layers.Layer):
     The interface every ALBERT attention layer shares (so LSH attention drops
     in): `call(hidden_states, padding_mask=None, training=False)` with
     `hidden_states` [batch, seq, hidden] and `padding_mask` [batch, seq]
-    (1/True for real tokens) returns [batch, seq, hidden]. The output
+    (1/True for real tokens) returns [batch, seq, hidden]. With
+    `return_attention=True` (this layer only) it also returns the attention
+    probabilities [batch, heads, seq, seq] (float32, before dropout). The output
     projection (`attention_1/output/dense` in Google's checkpoints) is part of
     the layer; dropout, residual and LayerNorm belong to the caller.
 
@@ -96,7 +98,7 @@ class AlbertSelfAttention(keras.layers.Layer):
             layer.build(hidden_states_shape)
         self.built = True
 
-    def call(self, hidden_states, padding_mask=None, training=False):
+    def call(self, hidden_states, padding_mask=None, training=False, return_attention=False):
         shape = ops.shape(hidden_states)
         batch, length = shape[0], shape[1]
         heads_shape = (batch, length, self.num_heads, self.head_dim)
@@ -113,12 +115,17 @@ class AlbertSelfAttention(keras.layers.Layer):
         # Softmax in float32 for stability under mixed precision.
         scores = ops.cast(scores, "float32")
         probabilities = masked_softmax(scores, padding_mask)
-        probabilities = ops.cast(probabilities, self.compute_dtype)
-        probabilities = self.dropout_layer(probabilities, training=training)
+        dropped = self.dropout_layer(
+            ops.cast(probabilities, self.compute_dtype), training=training
+        )
 
-        context = ops.einsum("bnqk,bknd->bqnd", probabilities, value)
+        context = ops.einsum("bnqk,bknd->bqnd", dropped, value)
         context = ops.reshape(context, (batch, length, self.hidden_dim))
-        return self.output_dense(context)
+        output = self.output_dense(context)
+        if return_attention:
+            # Before dropout and in float32: what distillation compares.
+            return output, probabilities
+        return output
 
     def compute_output_shape(self, hidden_states_shape, padding_mask_shape=None):
         return tuple(hidden_states_shape)

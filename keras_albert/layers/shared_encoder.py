@@ -2,7 +2,6 @@
 
 import keras
 
-from keras_albert.layers.attention_probabilities import self_attention_probabilities
 from keras_albert.layers.bottleneck_sublayers import bottleneck_sublayer_factories
 from keras_albert.layers.normalization import check_normalization
 from keras_albert.layers.sharing import sharing_plan
@@ -167,20 +166,16 @@ class AlbertEncoder(keras.layers.Layer):
         attention = self.attention_sublayers[owners[0]]
         feed_forward = self.feed_forward_sublayers[owners[1]]
         probabilities = None
-        if self.uses_bottleneck_blocks:
-            attended = attention(
-                x, padding_mask=padding_mask, training=training,
-                return_attention=return_attention,
-            )
-            if return_attention:
-                attended, probabilities = attended
-            return feed_forward(attended, x, training=training), probabilities
+        attended = attention(
+            x, padding_mask=padding_mask, training=training,
+            return_attention=return_attention,
+        )
         if return_attention:
-            probabilities = self_attention_probabilities(
-                attention.attention_layer, x, padding_mask
-            )
-        x = attention(x, padding_mask=padding_mask, training=training)
-        return feed_forward(x, training=training), probabilities
+            attended, probabilities = attended
+        if self.uses_bottleneck_blocks:
+            # The bottleneck feed-forward half adds back the block input.
+            return feed_forward(attended, x, training=training), probabilities
+        return feed_forward(attended, training=training), probabilities
 
     def _run(self, hidden_states, padding_mask, training, return_attention):
         outputs, attention = [], []

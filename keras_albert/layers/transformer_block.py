@@ -11,8 +11,8 @@ class AlbertTransformerBlock(keras.layers.Layer):
 
     `AlbertEncoder` composes the two sublayers itself to share them across
     layers; this block is the unshared unit for users building their own
-    stacks. `attention` selects the attention layer by name ("full", or
-    "lsh" once registered), so LSH attention drops in.
+    stacks. `attention` selects the attention layer by name ("full" or
+    "lsh"), so LSH attention drops in.
 
     Example:
     >>> block = AlbertTransformerBlock(num_heads=2, hidden_dim=8,

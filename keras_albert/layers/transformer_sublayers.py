@@ -5,6 +5,7 @@ import keras
 
 from keras_albert.layers.activations import get_activation
 from keras_albert.layers.initializers import albert_kernel_initializer
+from keras_albert.layers.self_attention import AlbertSelfAttention
 from keras_albert.utils.validation import check_positive_int
 from keras_albert.utils.validation import check_rate
 
@@ -13,11 +14,14 @@ from keras_albert.utils.validation import check_rate
 class AlbertAttentionSublayer(keras.layers.Layer):
     """Self-attention, dropout, residual, LayerNorm (post-LN).
 
+    `call(..., return_attention=True)` also returns the attention
+    probabilities [batch, heads, seq, seq] (full attention only).
+
     Args:
         num_heads: int.
         hidden_dim: int.
-        attention: str, a registered attention name (`"full"`; see
-            `keras_albert.layers.attention_registry`).
+        attention: str, an attention name from
+            `keras_albert.layers.attention_registry` (`"full"` or `"lsh"`).
         dropout: float, dropout after the output projection.
         attention_dropout: float, dropout on attention probabilities.
         layer_norm_epsilon: float.
@@ -71,12 +75,26 @@ class AlbertAttentionSublayer(keras.layers.Layer):
         self.layer_norm.build(hidden_states_shape)
         self.built = True
 
-    def call(self, hidden_states, padding_mask=None, training=False):
-        attended = self.attention_layer(
-            hidden_states, padding_mask=padding_mask, training=training
-        )
+    def call(self, hidden_states, padding_mask=None, training=False, return_attention=False):
+        if not return_attention:
+            attended = self.attention_layer(
+                hidden_states, padding_mask=padding_mask, training=training
+            )
+        elif isinstance(self.attention_layer, AlbertSelfAttention):
+            attended, probabilities = self.attention_layer(
+                hidden_states, padding_mask=padding_mask, training=training,
+                return_attention=True,
+            )
+        else:
+            raise ValueError(
+                "Attention probabilities need full attention (`attention='full'`). "
+                f"Received: attention={self.attention!r}"
+            )
         attended = self.dropout_layer(attended, training=training)
-        return self.layer_norm(hidden_states + attended)
+        output = self.layer_norm(hidden_states + attended)
+        if return_attention:
+            return output, probabilities
+        return output
 
     def compute_output_shape(self, hidden_states_shape, padding_mask_shape=None):
         return tuple(hidden_states_shape)

@@ -1,5 +1,7 @@
 """AlbertBackbone: factorized (or trigram) embedding, shared encoder, pooler."""
 
+import warnings
+
 import keras
 from keras_hub.models import Backbone
 
@@ -10,6 +12,16 @@ from keras_albert.layers.trigram_embedding import AlbertTrigramEmbedding
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.reversible_encoder import AlbertReversibleEncoder
 from keras_albert.utils.validation import check_choice
+
+# Span QA, token classification and masked-LM tasks read only the sequence
+# output, so the pooler gets no gradient and Keras warns on every training
+# step; nothing a user can act on. Only a warning naming the pooler's two
+# variables and nothing else is silenced.
+POOLER_WITHOUT_GRADIENT = (
+    r"Gradients do not exist for variables "
+    r"\['[^']*pooler/dense/kernel', '[^']*pooler/dense/bias'\] "
+)
+warnings.filterwarnings("ignore", message=POOLER_WITHOUT_GRADIENT)
 
 EMBEDDING_TYPES = ("factorized", "trigram")
 

@@ -22,6 +22,12 @@ from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
 from keras_albert.models.preset_resolution import PresetResolutionMixin
+from keras_albert.models.serving_signature import ServingSignature
+from keras_albert.models.serving_signature import check_serving_preprocessor
+from keras_albert.models.serving_signature import float32_logits
+from keras_albert.models.serving_signature import logit_outputs
+from keras_albert.models.serving_signature import pooled_logits
+from keras_albert.models.serving_signature import string_spec
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -136,6 +142,42 @@ class AlbertClassifier(
                 metrics = [keras.metrics.MeanAbsoluteError()]
         kwargs.setdefault("jit_compile", default_jit_compile())
         super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+
+    def serving_signature(self, check_texts, length_buckets=None, pair=False):
+        """Raw-string serving: `text` (and `text_pair` with `pair`) ->
+        `logits` and, unless regressing, `probabilities`.
+
+        Each example runs at the smallest of `length_buckets` that holds it
+        (None: at the preprocessor's full length); `check_texts` make the
+        example inputs. Returns a `ServingSignature`, which
+        `keras_albert.export.export_serving_saved_model` writes out.
+        """
+        check_serving_preprocessor(self)
+        preprocessor = self.preprocessor
+        texts = list(check_texts)
+        logits_of = pooled_logits(
+            self, length_buckets, lambda features: tf.zeros([0, self.num_classes], tf.float32)
+        )
+        if pair:
+            def serve_pairs(text, text_pair):
+                return logit_outputs(logits_of(preprocessor(x=(text, text_pair))), self.is_regression)
+
+            return ServingSignature(
+                [string_spec("text"), string_spec("text_pair")],
+                serve_pairs,
+                {"text": tf.constant(texts), "text_pair": tf.constant(texts)},
+                float32_logits(lambda: self.predict((texts, texts), verbose=0)),
+            )
+
+        def serve(text):
+            return logit_outputs(logits_of(preprocessor(text)), self.is_regression)
+
+        return ServingSignature(
+            [string_spec("text")],
+            serve,
+            {"text": tf.constant(texts)},
+            float32_logits(lambda: self.predict(texts, verbose=0)),
+        )
 
     def get_config(self):
         config = super().get_config()

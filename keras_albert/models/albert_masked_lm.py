@@ -5,33 +5,15 @@ import pathlib
 import keras
 from keras_hub.models import MaskedLM
 
-from keras_albert.layers.heads import AlbertMaskedLMHead
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_masked_lm_preprocessor import (
     AlbertMaskedLMPreprocessor,
 )
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.preset_resolution import resolve_preset
-
-
-def tied_masked_lm_head(backbone):
-    """Google's `cls/predictions` head, tied to `backbone`'s word embeddings."""
-    return AlbertMaskedLMHead(
-        token_embedding=backbone.token_embedding,
-        activation=backbone.activation,
-        layer_norm_epsilon=backbone.layer_norm_epsilon,
-        initializer_range=backbone.initializer_range,
-        dtype=backbone.dtype_policy,
-        name="masked_lm_head",
-    )
-
-
-def masked_lm_inputs(backbone):
-    """The backbone's inputs plus `mask_positions` [batch, predictions]."""
-    return {
-        **backbone.input,
-        "mask_positions": keras.Input(shape=(None,), dtype="int32", name="mask_positions"),
-    }
+from keras_albert.models.tied_masked_lm import load_masked_lm_head_weights
+from keras_albert.models.tied_masked_lm import masked_lm_inputs
+from keras_albert.models.tied_masked_lm import tied_masked_lm_head
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -70,19 +52,14 @@ class AlbertMaskedLM(PresetResolutionMixin, MaskedLM):
 
         Converted checkpoints (`python -m keras_albert convert`) and
         pretraining runs save an `AlbertPretrainer`; its MLM head is the
-        one this model needs, so the head is not started from scratch.
+        one this model needs, so the head is not started from scratch. It is
+        read from the pretrainer's task weights; no pretrainer is built.
         """
         path = resolve_preset(preset)
         model = super().from_preset(path, *args, **kwargs)
         task = pathlib.Path(path) / "task.json"
         if task.is_file() and "AlbertPretrainer" in task.read_text(encoding="utf-8"):
-            from keras_albert.models.albert_pretrainer import AlbertPretrainer
-
-            pretrainer = AlbertPretrainer.from_preset(path)
-            for mine, saved in zip(
-                model.masked_lm_head.weights, pretrainer.masked_lm_head.weights
-            ):
-                mine.assign(saved)
+            load_masked_lm_head_weights(model, pathlib.Path(path) / "task.weights.h5")
         return model
 
     def compile(

@@ -21,6 +21,10 @@ from keras_albert.models.length_buckets import PackedInputsMixin
 from keras_albert.models.length_buckets import check_buckets
 from keras_albert.models.length_buckets import predict_packed
 from keras_albert.models.preset_resolution import PresetResolutionMixin
+from keras_albert.models.serving_signature import ServingSignature
+from keras_albert.models.serving_signature import check_serving_preprocessor
+from keras_albert.models.serving_signature import float32_logits
+from keras_albert.models.serving_signature import string_spec
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -119,6 +123,35 @@ class AlbertTokenClassifier(TokenFeatureChecksMixin, PackedInputsMixin, PresetRe
                 labels[ids[position]] = int(logits[row, position].argmax())
             results.append(labels)
         return results
+
+    def serving_signature(self, check_texts, length_buckets=None, pair=False):
+        """Raw-string serving: `text` (split on whitespace) -> per-position
+        `logits`, `predictions` and `word_ids` (the word each position
+        starts, -1 elsewhere), at the preprocessor's full length.
+
+        `check_texts` make the example inputs; `length_buckets` and `pair`
+        are unused (outputs are per position, the input is one text).
+        Returns a `ServingSignature`.
+        """
+        check_serving_preprocessor(self)
+        preprocessor = self.preprocessor
+        texts = list(check_texts)
+
+        def serve(text):
+            logits = tf.cast(self(preprocessor(text), training=False), tf.float32)
+            return {
+                "logits": logits,
+                "predictions": tf.argmax(logits, -1, output_type=tf.int32),
+                "word_ids": preprocessor.word_ids(text),
+            }
+
+        features = preprocessor(texts)
+        return ServingSignature(
+            [string_spec("text")],
+            serve,
+            {"text": tf.constant(texts)},
+            float32_logits(lambda: self(features, training=False)),
+        )
 
     def get_config(self):
         config = super().get_config()

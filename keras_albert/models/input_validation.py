@@ -218,6 +218,12 @@ class TokenFeatureChecksMixin:
     def fit(self, x=None, y=None, *args, **kwargs):
         self._check_x(x)
         self._check_labels(x, y)
+        if not args:
+            # keras-hub feeds in-memory inputs as a dataset in their given
+            # order and a dataset as is, so Keras' default `shuffle=True`
+            # does nothing but warn on every call. Shuffle a dataset (or the
+            # arrays) before `fit`; an explicit `shuffle=True` still warns.
+            kwargs.setdefault("shuffle", False)
         with label_check_errors():
             return super().fit(self._with_label_checks(x), y, *args, **kwargs)
 
@@ -521,3 +527,4 @@ def label_check_errors():
             parts[0] + received
             + " Batches before the bad one may already have updated the weights."
         ) from None
+

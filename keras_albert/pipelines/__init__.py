@@ -1,11 +1,41 @@
 """Training pipelines as Python APIs with dataclass settings; the CLI wraps them.
 
-`pretraining.run_pretraining(PretrainingSettings(...))` is what
-`python -m keras_albert pretrain` runs; `fine_tune_classifier` is the
-recommended classifier recipe.
+`run_pretraining(PretrainingSettings(...))`, `run_finetuning(FinetuneSettings
+(...))` and `run_distillation(DistillationSettings(...))` are what
+`python -m keras_albert pretrain`, `finetune` and `distill` run;
+`fine_tune_classifier` is the recommended classifier recipe.
+
+Names are imported on first use: the settings modules import nothing heavy,
+and the CLI reads them to build its flags without importing TensorFlow.
 """
 
-from keras_albert.pipelines.classifier_fine_tuning import ClassifierRecipe
-from keras_albert.pipelines.classifier_fine_tuning import fine_tune_classifier
-from keras_albert.pipelines.text_baselines import classification_scores
-from keras_albert.pipelines.text_baselines import tfidf_baseline
+import importlib
+
+_EXPORTS = {
+    "ClassifierRecipe": "classifier_fine_tuning",
+    "fine_tune_classifier": "classifier_fine_tuning",
+    "classification_scores": "text_baselines",
+    "tfidf_baseline": "text_baselines",
+    "PretrainingSettings": "pretraining_settings",
+    "run_pretraining": "pretraining",
+    "FinetuneSettings": "finetuning_settings",
+    "FINETUNING_TASKS": "finetuning_settings",
+    "run_finetuning": "finetuning",
+    "make_task": "finetuning_tasks",
+    "DistillationSettings": "distillation_settings",
+    "run_distillation": "distillation",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -22,7 +22,6 @@ Output layout:
     DIR/curve.png                that curve, plotted
 """
 
-import dataclasses
 import glob
 import json
 import os
@@ -51,6 +50,7 @@ from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_file import write_file_atomically
+from keras_albert.pipelines.pretraining_settings import PretrainingSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.training_curves import plot_pretraining_curve
 from keras_albert.training.curve_log import CurveLog
 from keras_albert.training.curve_log import read_curve
@@ -76,51 +76,6 @@ DATA_SETTINGS = (
     "seed",
     "init_preset",
 )
-
-
-@dataclasses.dataclass
-class PretrainingSettings:
-    """Everything `python -m keras_albert pretrain` takes (see its --help)."""
-
-    corpus: list
-    output: str
-    config: str = "albert_base_en_uncased"
-    vocabulary_size: int = 30000
-    document_boundary: str = "blank_line"
-    sentence_split: str = "line"
-    eval_corpus: list = None
-    max_seq_length: int = 512
-    max_predictions_per_seq: int = 20
-    masked_lm_prob: float = 0.15
-    dupe_factor: int = 10
-    sentence_task: str = "sop"
-    num_shards: int = 4
-    dynamic_masking: bool = False
-    # Records held for shuffling at training time. The instance files keep
-    # roughly the corpus order (they are written by streaming), so a small
-    # buffer trains on one part of the corpus after another; make it cover
-    # the data when it fits in memory (a 512-token record is about 10 KB).
-    shuffle_buffer_size: int = 10000
-    batch_size: int = 64
-    train_steps: int = 10000
-    warmup_steps: int = None
-    learning_rate: float = 0.00176
-    optimizer: str = "lamb"
-    checkpoint_every: int = 1000
-    steps_per_execution: int = 1
-    strategy: str = "auto"
-    tpu: str = None
-    precision: str = "float32"
-    jit_compile: bool = True
-    seed: int = 12345
-    # Continue from a preset's weights, heads and vocabulary (continued or
-    # domain-adaptive pretraining); `config` and `vocabulary_size` are then
-    # the preset's.
-    init_preset: str = None
-    # Sentence-level distillation: a directory of texts.txt + vectors.npy
-    # from a teacher; its texts go through an extra head at this length.
-    teacher_embeddings: str = None
-    embedding_sequence_length: int = 48
 
 
 def log(message):

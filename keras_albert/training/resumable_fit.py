@@ -139,5 +139,7 @@ def resumable_fit(
         callbacks=[*callbacks, _CheckpointEveryEpoch(manager)],
         verbose=verbose,
         validation_data=validation_data,
+        # A dataset shuffles itself; Keras' default True only warns.
+        shuffle=False,
     )
     return history, first_step

@@ -9,7 +9,7 @@ import pytest
 
 import keras_albert
 from keras_albert.cli import export_command
-from keras_albert.cli import finetune_command
+from keras_albert.pipelines import finetuning
 from keras_albert.cli.main import main
 from tests.conftest import _WORDS
 
@@ -142,7 +142,7 @@ def test_failed_serving_check_keeps_the_trained_preset_and_metrics(tmp_path, cap
     def failing_export(*args, **kwargs):
         raise ValueError("The serving model disagrees with the Keras model by 1.35e-03. Nothing was written.")
 
-    monkeypatch.setattr(finetune_command, "export_serving_saved_model", failing_export)
+    monkeypatch.setattr(finetuning, "export_serving_saved_model", failing_export)
     rng = np.random.default_rng(0)
     rows = ["text\tlabel"] + [
         f"{' '.join(rng.choice(_WORDS, 3))} {animal}\t{label}"

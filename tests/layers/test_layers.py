@@ -92,6 +92,47 @@ def test_encoder_returns_every_layer_and_shares_weights():
     assert len(encoder.weights) == 2 * (8 + 2) + 2 * (4 + 2)
 
 
+def _reference_probabilities(x, mask, attention):
+    """NumPy attention probabilities [batch, heads, query, key]."""
+    def dense(layer, value):
+        return value @ layer.kernel.numpy() + layer.bias.numpy()
+
+    heads, width = attention.num_heads, attention.head_dim
+    split = lambda t: t.reshape(t.shape[0], t.shape[1], heads, width).transpose(0, 2, 1, 3)
+    q, k = split(dense(attention.query, x)), split(dense(attention.key, x))
+    scores = np.where(mask[:, None, None, :] > 0, q @ k.transpose(0, 1, 3, 2) / np.sqrt(width), -np.inf)
+    probs = np.exp(scores - scores.max(-1, keepdims=True))
+    return probs / probs.sum(-1, keepdims=True)
+
+
+def test_encoder_attention_comes_from_the_attention_layers():
+    encoder = layers.AlbertEncoder(num_layers=3, num_heads=2, hidden_dim=8, intermediate_dim=16)
+    x = np.random.default_rng(4).normal(size=(2, 5, 8)).astype("float32")
+    mask = np.array([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]], "int32")
+    expected = [np.asarray(o) for o in encoder(x, padding_mask=mask)]
+    outputs, attention = encoder.outputs_and_attention(x, padding_mask=mask)
+    for mine, theirs in zip(outputs, expected):
+        np.testing.assert_array_equal(np.asarray(mine), theirs)
+    (shared,) = [s.attention_layer for s in encoder.attention_sublayers.values()]
+    inputs = [x] + expected[:-1]  # each virtual layer reads the previous output
+    for layer_input, probabilities in zip(inputs, attention):
+        assert probabilities.dtype == "float32"
+        np.testing.assert_allclose(
+            np.asarray(probabilities), _reference_probabilities(layer_input, mask, shared), atol=1e-5
+        )
+
+
+def test_encoder_attention_needs_full_attention():
+    encoder = layers.AlbertEncoder(
+        num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16, attention="lsh",
+        attention_kwargs={"num_buckets": 2, "chunk_length": 4},
+    )
+    x = np.ones((1, 8, 8), "float32")
+    encoder(x)
+    with pytest.raises(ValueError, match="full attention.*'lsh'"):
+        encoder.outputs_and_attention(x)
+
+
 def test_masked_lm_head_is_tied_to_embeddings():
     embedding = keras.layers.Embedding(30, 4)
     embedding.build((None,))
@@ -118,6 +159,16 @@ def test_masked_lm_head_is_tied_to_embeddings():
 def test_bad_layer_arguments(build, message):
     with pytest.raises(ValueError, match=message):
         build()
+
+
+def test_attention_names_are_the_two_built_in_layers():
+    from keras_albert.layers.attention_registry import available_attention
+    from keras_albert.layers.attention_registry import make_attention
+
+    assert available_attention() == ("full", "lsh")
+    assert not hasattr(layers, "register_attention")  # no runtime registration
+    with pytest.raises(ValueError, match=r"one of \('full', 'lsh'\).*'sparse'"):
+        make_attention("sparse", num_heads=2, hidden_dim=8)
 
 
 _X = np.random.default_rng(4).normal(size=(2, 5, 8)).astype("float32")

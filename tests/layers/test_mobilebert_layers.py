@@ -9,7 +9,6 @@ from keras_albert.layers import AlbertSelfAttention
 from keras_albert.layers import AlbertStackedFeedForward
 from keras_albert.layers import AlbertTrigramEmbedding
 from keras_albert.layers import NoNorm
-from keras_albert.layers import self_attention_probabilities
 from tests.harness import run_serialization_test
 
 
@@ -102,13 +101,18 @@ def test_bottleneck_attention_probabilities_respect_padding():
     assert np.all(np.asarray(probabilities)[..., 3] == 0.0)
 
 
-def test_recomputed_self_attention_probabilities_are_the_layers_own():
+def test_self_attention_returns_the_probabilities_it_used():
     layer = AlbertSelfAttention(num_heads=2, hidden_dim=8)
     rng = np.random.default_rng(1)
     x = rng.normal(size=(2, 5, 8)).astype("float32")
     mask = np.array([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]], "int32")
     expected = np.asarray(layer(x, padding_mask=mask))
-    probabilities = np.asarray(self_attention_probabilities(layer, x, mask))
+    output, probabilities = layer(x, padding_mask=mask, return_attention=True)
+    np.testing.assert_array_equal(np.asarray(output), expected)
+    probabilities = np.asarray(probabilities)
+    assert probabilities.shape == (2, 2, 5, 5) and probabilities.dtype == np.float32
+    assert np.all(probabilities[1, ..., 3:] == 0.0)  # padded keys
+    # Recombining the values with them gives the layer's output back.
     value = np.asarray(layer.value(x)).reshape(2, 5, 2, 4)
     context = np.einsum("bnqk,bknd->bqnd", probabilities, value).reshape(2, 5, 8)
     np.testing.assert_allclose(np.asarray(layer.output_dense(context)), expected, atol=1e-5)

@@ -1,8 +1,9 @@
-"""What `finetune` does differently per task: read, build, feed, score.
+"""What fine-tuning does differently per task: read, build, feed, score.
 
 Each task is a small class with the same four methods (`read`, `build`,
 `fit_arguments`, `score`) and a `metrics` tuple whose first entry selects
-the best epoch, so the command's loop is written once.
+the best epoch, so `run_finetuning`'s loop is written once. `make_task`
+builds one by name.
 """
 
 import numpy as np
@@ -32,6 +33,7 @@ from keras_albert.models.albert_token_classifier import AlbertTokenClassifier
 from keras_albert.models.albert_token_classifier_preprocessor import (
     AlbertTokenClassifierPreprocessor,
 )
+from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
 
 
 class TextTask:
@@ -39,10 +41,15 @@ class TextTask:
 
     serving = True
 
-    def __init__(self, args, regression=False):
-        self.args, self.regression = args, regression
+    def __init__(self, sequence_length=128, batch_size=32, seed=0, regression=False,
+                 glue_task_name=None, tfds=None, tfds_data_dir=None,
+                 text_columns=("text",), label_column="label"):
+        self.sequence_length, self.batch_size, self.seed = sequence_length, batch_size, seed
+        self.regression = regression
+        self.glue_task_name, self.tfds, self.tfds_data_dir = glue_task_name, tfds, tfds_data_dir
+        self.text_columns, self.label_column = tuple(text_columns), label_column
         self.label_set = None
-        self.glue = glue_task(args.glue_task) if args.glue_task else None
+        self.glue = glue_task(glue_task_name) if glue_task_name else None
         self.metrics = (
             self.glue.metrics if self.glue
             else ("pearson", "spearman") if regression else ("accuracy", "f1_macro")
@@ -50,18 +57,18 @@ class TextTask:
 
     def read(self, path, split):
         if self.glue:
-            examples = read_glue(self.args.glue_task, path, "train" if split == "train" else "dev")
-        elif self.args.tfds:
-            # --train / --eval name the splits of the local TFDS copy.
+            examples = read_glue(self.glue_task_name, path, "train" if split == "train" else "dev")
+        elif self.tfds:
+            # The train / eval paths name the splits of the local TFDS copy.
             examples = read_tfds(
-                self.args.tfds, str(path), tuple(self.args.text_columns),
-                self.args.label_column, data_dir=self.args.tfds_data_dir,
+                self.tfds, str(path), self.text_columns,
+                self.label_column, data_dir=self.tfds_data_dir,
             )
         else:
             examples = read_text_examples(
                 path,
-                text_columns=tuple(self.args.text_columns),
-                label_column=self.args.label_column,
+                text_columns=self.text_columns,
+                label_column=self.label_column,
                 label_set=self.label_set,
                 regression=self.regression,
             )
@@ -77,7 +84,7 @@ class TextTask:
 
     def build(self, preset):
         preprocessor = AlbertTextClassifierPreprocessor.from_preset(
-            preset, sequence_length=self.args.sequence_length
+            preset, sequence_length=self.sequence_length
         )
         num_classes = 1 if self.regression else len(self.label_set)
         return AlbertClassifier.from_preset(preset, num_classes=num_classes, preprocessor=preprocessor)
@@ -85,7 +92,7 @@ class TextTask:
     def fit_arguments(self, model, data):
         # Batches padded to their length bucket (shuffled every epoch).
         x, y = data
-        return {"x": bucketed_dataset(model.preprocessor, x, y, batch_size=self.args.batch_size, seed=self.args.seed)}
+        return {"x": bucketed_dataset(model.preprocessor, x, y, batch_size=self.batch_size, seed=self.seed)}
 
     def check_texts(self, data):
         x = data[0]
@@ -93,7 +100,7 @@ class TextTask:
 
     def score(self, model, data):
         x, y = data
-        outputs = model.predict(x, batch_size=self.args.batch_size, verbose=0)
+        outputs = model.predict(x, batch_size=self.batch_size, verbose=0)
         predictions = outputs[:, 0] if self.regression else outputs.argmax(-1)
         return {name: task_metrics.METRICS[name](predictions, y) for name in self.metrics}
 
@@ -102,8 +109,8 @@ class SquadTask:
     serving = True
     metrics = ("f1", "exact_match")
 
-    def __init__(self, args):
-        self.args = args
+    def __init__(self, sequence_length=384, batch_size=32, doc_stride=128):
+        self.sequence_length, self.batch_size, self.doc_stride = sequence_length, batch_size, doc_stride
         self.allow_no_answer = False
 
     def read(self, path, split):
@@ -114,7 +121,7 @@ class SquadTask:
 
     def build(self, preset):
         preprocessor = AlbertQuestionAnswererPreprocessor.from_preset(
-            preset, sequence_length=self.args.sequence_length, doc_stride=self.args.doc_stride
+            preset, sequence_length=self.sequence_length, doc_stride=self.doc_stride
         )
         return AlbertQuestionAnswerer.from_preset(preset, preprocessor=preprocessor)
 
@@ -125,7 +132,7 @@ class SquadTask:
             [e.answers[0] if e.answers else None for e in examples],
         )
         y = {"start_logits": windows.start_positions, "end_logits": windows.end_positions}
-        return {"x": windows.features, "y": y, "batch_size": self.args.batch_size}
+        return {"x": windows.features, "y": y, "batch_size": self.batch_size}
 
     def check_texts(self, examples):
         return [e.context for e in examples[:16]]
@@ -135,7 +142,7 @@ class SquadTask:
             [e.question for e in examples],
             [e.context for e in examples],
             allow_no_answer=self.allow_no_answer,
-            batch_size=self.args.batch_size,
+            batch_size=self.batch_size,
         )
         scores = task_metrics.squad_scores(
             [p["text"] for p in predicted], [[a for a, _ in e.answers] for e in examples]
@@ -147,8 +154,8 @@ class MultipleChoiceTask:
     serving = True
     metrics = ("accuracy",)
 
-    def __init__(self, args):
-        self.args = args
+    def __init__(self, sequence_length=128, batch_size=32, seed=0):
+        self.sequence_length, self.batch_size, self.seed = sequence_length, batch_size, seed
 
     def read(self, path, split):
         examples = read_race(path)
@@ -164,20 +171,20 @@ class MultipleChoiceTask:
 
     def build(self, preset):
         preprocessor = AlbertMultipleChoicePreprocessor.from_preset(
-            preset, sequence_length=self.args.sequence_length
+            preset, sequence_length=self.sequence_length
         )
         return AlbertMultipleChoice.from_preset(preset, preprocessor=preprocessor)
 
     def fit_arguments(self, model, data):
         x, y = data
-        return {"x": bucketed_dataset(model.preprocessor, x, y, batch_size=self.args.batch_size, seed=self.args.seed)}
+        return {"x": bucketed_dataset(model.preprocessor, x, y, batch_size=self.batch_size, seed=self.seed)}
 
     def check_texts(self, data):
         return list(data[0]["context"][:16])
 
     def score(self, model, data):
         x, y = data
-        logits = model.predict(x, batch_size=self.args.batch_size, verbose=0)
+        logits = model.predict(x, batch_size=self.batch_size, verbose=0)
         return {"accuracy": task_metrics.accuracy(logits.argmax(-1), y)}
 
 
@@ -185,8 +192,8 @@ class TokenTask:
     serving = True
     metrics = ("accuracy", "f1_macro")
 
-    def __init__(self, args):
-        self.args = args
+    def __init__(self, sequence_length=128, batch_size=32, seed=0):
+        self.sequence_length, self.batch_size, self.seed = sequence_length, batch_size, seed
         self.label_set = None
 
     def read(self, path, split):
@@ -198,7 +205,7 @@ class TokenTask:
 
     def build(self, preset):
         preprocessor = AlbertTokenClassifierPreprocessor.from_preset(
-            preset, sequence_length=self.args.sequence_length
+            preset, sequence_length=self.sequence_length
         )
         return AlbertTokenClassifier.from_preset(
             preset, num_classes=len(self.label_set), preprocessor=preprocessor
@@ -207,7 +214,7 @@ class TokenTask:
     def fit_arguments(self, model, data):
         sentences, labels = data
         return {"x": bucketed_dataset(
-            model.preprocessor, sentences, labels, batch_size=self.args.batch_size, seed=self.args.seed
+            model.preprocessor, sentences, labels, batch_size=self.batch_size, seed=self.seed
         )}
 
     def check_texts(self, data):
@@ -215,24 +222,27 @@ class TokenTask:
 
     def score(self, model, data):
         sentences, labels = data
-        predicted = model.predict_word_labels(sentences, batch_size=self.args.batch_size)
+        predicted = model.predict_word_labels(sentences, batch_size=self.batch_size)
         flat_true = np.concatenate([np.asarray(row) for row in labels])
         flat_pred = np.concatenate([np.asarray(row) for row in predicted])
         return {name: task_metrics.METRICS[name](flat_pred, flat_true) for name in self.metrics}
 
 
-TASKS = ("classification", "regression", "squad", "multiple_choice", "token_classification")
-
-
-def make_task(args):
-    if args.task == "classification":
-        return TextTask(args)
-    if args.task == "regression":
-        return TextTask(args, regression=True)
-    if args.task == "squad":
-        return SquadTask(args)
-    if args.task == "multiple_choice":
-        return MultipleChoiceTask(args)
-    if args.task == "token_classification":
-        return TokenTask(args)
-    raise ValueError(f"`--task` must be one of {TASKS}. Received: {args.task!r}")
+def make_task(task, sequence_length=128, batch_size=32, seed=0, doc_stride=128,
+              glue_task_name=None, tfds=None, tfds_data_dir=None,
+              text_columns=("text",), label_column="label"):
+    """The task recipe named `task` (one of `FINETUNING_TASKS`); each takes
+    the arguments that concern it."""
+    if task in ("classification", "regression"):
+        return TextTask(
+            sequence_length, batch_size, seed, regression=task == "regression",
+            glue_task_name=glue_task_name, tfds=tfds, tfds_data_dir=tfds_data_dir,
+            text_columns=text_columns, label_column=label_column,
+        )
+    if task == "squad":
+        return SquadTask(sequence_length, batch_size, doc_stride)
+    if task == "multiple_choice":
+        return MultipleChoiceTask(sequence_length, batch_size, seed)
+    if task == "token_classification":
+        return TokenTask(sequence_length, batch_size, seed)
+    raise ValueError(f"`task` must be one of {FINETUNING_TASKS}. Received: task={task!r}")

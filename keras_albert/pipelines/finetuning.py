@@ -1,0 +1,235 @@
+"""Fine-tune an ALBERT preset on a task and keep the best epoch.
+
+`run_finetuning(FinetuneSettings(...))` is what `python -m keras_albert
+finetune` runs. Each epoch is scored on the evaluation data; the best
+epoch's weights are kept. OUTPUT gets metrics.json (every epoch, the best
+one), curves.png (loss and metric per epoch), preset/ (the best model),
+serving/ (a SavedModel that takes raw strings) and logs/ (TensorBoard).
+
+With a `teacher` (classification), the model learns a fine-tuned teacher's
+predictions as well as the labels (`keras_albert.distill.
+TaskDistillationLoss`); `transfer_texts` adds unlabelled texts that only
+the teacher labels.
+"""
+
+import json
+import numbers
+import pathlib
+import sys
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from keras_albert.distill.task_distillation import UNLABELLED
+from keras_albert.distill.task_distillation import TaskDistillationLoss
+from keras_albert.distill.task_distillation import distillation_targets
+from keras_albert.distill.task_distillation import teacher_logits
+from keras_albert.export.serving_saved_model import export_serving_saved_model
+from keras_albert.models.albert_classifier import AlbertClassifier
+from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
+from keras_albert.pipelines.finetuning_settings import FinetuneSettings  # noqa: F401 (re-export)
+from keras_albert.pipelines.finetuning_tasks import make_task
+from keras_albert.pipelines.training_curves import plot_training_curves
+from keras_albert.training.schedules import WarmupLinearDecay
+from keras_albert.training.strategy import STRATEGY_NAMES
+from keras_albert.training.strategy import resolve_strategy
+from keras_albert.utils.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import check_replaceable
+from keras_albert.utils.atomic_file import check_writable_directory
+from keras_albert.utils.atomic_file import write_file_atomically
+
+
+def check_finetune_settings(settings):
+    """Fails on a bad value before any data or model is loaded.
+
+    Messages name the flag (`--epochs`, as the CLI spells the field), the
+    value and what is accepted. Returns the output directory as a path.
+    """
+    if settings.task not in FINETUNING_TASKS:
+        raise ValueError(f"`--task` must be one of {FINETUNING_TASKS}. Received: {settings.task!r}")
+    if settings.strategy not in STRATEGY_NAMES:
+        raise ValueError(f"`--strategy` must be one of {STRATEGY_NAMES}. Received: {settings.strategy!r}")
+    for name in ("epochs", "batch_size", "sequence_length", "doc_stride"):
+        value = getattr(settings, name)
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise ValueError(f"`--{name}` must be a positive integer. Received: {value}")
+    if not settings.learning_rate > 0:
+        raise ValueError(f"`--learning_rate` must be > 0. Received: {settings.learning_rate}")
+    if not 0 <= settings.warmup_fraction <= 1:
+        raise ValueError(f"`--warmup_fraction` must be in [0, 1]. Received: {settings.warmup_fraction}")
+    if len(settings.text_columns) not in (1, 2):
+        raise ValueError(
+            f"`--text_columns` takes one column, or two for pairs. Received: {list(settings.text_columns)}")
+    if settings.teacher:
+        if not settings.distill_temperature > 0:
+            raise ValueError(
+                f"`--distill_temperature` must be > 0. Received: {settings.distill_temperature}")
+        if not 0 <= settings.distill_alpha <= 1:
+            raise ValueError(f"`--distill_alpha` must be in [0, 1]. Received: {settings.distill_alpha}")
+    output = pathlib.Path(settings.output)
+    if settings.tfds and settings.task not in ("classification", "regression"):
+        raise ValueError(f"`--tfds` reads text classification data; --task={settings.task!r} cannot use it.")
+    if output.exists() and not output.is_dir():
+        raise ValueError(f"`--output` {str(output)!r} exists and is a file.")
+    # Before any training: outputs that cannot be written, or that would
+    # replace something this pipeline did not write.
+    check_writable_directory(output, name="--output")
+    check_replaceable(output / "preset", "preset", name="--output")
+    check_replaceable(output / "serving", "saved_model", name="--output")
+    if settings.teacher and settings.task != "classification":
+        raise ValueError(f"`--teacher` distils classifiers only; received --task={settings.task!r}.")
+    if settings.transfer_texts and not settings.teacher:
+        raise ValueError("`--transfer_texts` needs `--teacher` (the teacher labels them).")
+    if settings.transfer_texts and not pathlib.Path(settings.transfer_texts).is_file():
+        raise FileNotFoundError(f"`--transfer_texts` does not exist: {settings.transfer_texts!r}")
+    for name in ("train", "eval"):
+        if not settings.tfds and not pathlib.Path(getattr(settings, name)).exists():
+            raise FileNotFoundError(f"`--{name}` does not exist: {getattr(settings, name)!r}")
+    return output
+
+
+def _compile(model, settings, steps, loss="auto"):
+    schedule = WarmupLinearDecay(
+        peak_learning_rate=settings.learning_rate,
+        warmup_steps=max(1, int(settings.warmup_fraction * steps)),
+        total_steps=steps,
+    )
+    # Distillation targets are not class ids: no default accuracy metric
+    # then (each epoch is scored on the evaluation data anyway).
+    metrics = "auto" if loss == "auto" else []
+    model.compile(optimizer=keras.optimizers.AdamW(schedule, weight_decay=0.01), loss=loss, metrics=metrics)
+
+
+def _steps_per_epoch(fit_arguments):
+    x = fit_arguments["x"]
+    if isinstance(x, tf.data.Dataset):
+        return int(x.cardinality().numpy())
+    first = x[0] if isinstance(x, tuple) else next(iter(x.values())) if isinstance(x, dict) else x
+    return -(-len(first) // fit_arguments["batch_size"])
+
+
+def with_teacher_targets(settings, task, train):
+    """`(x, targets)` with the teacher's logits (plus unlabelled transfer
+    texts) and the distillation loss that reads them."""
+    loss = TaskDistillationLoss(settings.distill_temperature, settings.distill_alpha)
+    teacher = AlbertClassifier.from_preset(settings.teacher)
+    if teacher.num_classes != len(task.label_set):
+        raise ValueError(
+            f"`--teacher` predicts {teacher.num_classes} classes; the training file has "
+            f"{len(task.label_set)} labels {list(task.label_set)}."
+        )
+    x, y = train
+    if settings.transfer_texts:
+        if isinstance(x, tuple):
+            raise ValueError("`--transfer_texts` holds single texts; this task has text pairs.")
+        text = pathlib.Path(settings.transfer_texts).read_text("utf-8")
+        extra = [line for line in text.splitlines() if line.strip()]
+        print(f"Teacher labels {len(extra)} transfer texts", flush=True)
+        x = list(x) + extra
+        y = np.concatenate([y, np.full(len(extra), UNLABELLED, y.dtype)])
+    return (x, distillation_targets(teacher_logits(teacher, x), y)), loss
+
+
+def _task(settings):
+    return make_task(
+        settings.task, sequence_length=settings.sequence_length, batch_size=settings.batch_size,
+        seed=settings.seed, doc_stride=settings.doc_stride, glue_task_name=settings.glue_task,
+        tfds=settings.tfds, tfds_data_dir=settings.tfds_data_dir,
+        text_columns=settings.text_columns, label_column=settings.label_column,
+    )
+
+
+def _tensorboard(settings, output):
+    """Keras's TensorBoard callback (training) and a writer for the
+    evaluation scores, both under OUTPUT/logs; (None, None) when off."""
+    if not settings.tensorboard:
+        return None, None
+    logs = output / "logs"
+    callback = keras.callbacks.TensorBoard(log_dir=str(logs), write_graph=False)
+    return callback, tf.summary.create_file_writer(str(logs / "eval"))
+
+
+def run_finetuning(settings):
+    """Fine-tunes `settings.preset`; returns the metrics dict it writes to
+    OUTPUT/metrics.json (`best`, `best_epoch`, `history`, `labels`, ...)."""
+    output = check_finetune_settings(settings)
+    keras.utils.set_random_seed(settings.seed)
+    task = _task(settings)
+    print(f"Reading {settings.train!r} and {settings.eval!r}", flush=True)
+    train = task.read(settings.train, "train")
+    evaluation = task.read(settings.eval, "eval")
+    # Only once the inputs are read and checked: a bad input leaves no
+    # empty output directory behind.
+    output.mkdir(parents=True, exist_ok=True)
+    strategy = resolve_strategy(settings.strategy)
+    with strategy.scope():
+        model = task.build(settings.preset)
+        loss = "auto"
+        if settings.teacher:
+            train_targets, loss = with_teacher_targets(settings, task, train)
+            fit_arguments = task.fit_arguments(model, train_targets)
+        else:
+            fit_arguments = task.fit_arguments(model, train)
+        _compile(model, settings, settings.epochs * _steps_per_epoch(fit_arguments), loss)
+    primary = task.metrics[0]
+    history, best = [], None
+    best_weights = output / "best.weights.h5"
+    verbose = 1 if sys.stdout.isatty() else 2
+    tensorboard, eval_writer = _tensorboard(settings, output)
+    callbacks = [tensorboard] if tensorboard else []
+    for epoch in range(1, settings.epochs + 1):
+        print(f"Epoch {epoch}/{settings.epochs}", flush=True)
+        # One epoch per call (scored in between); initial_epoch numbers the
+        # TensorBoard points by epoch.
+        logs = model.fit(
+            epochs=epoch, initial_epoch=epoch - 1, verbose=verbose, callbacks=callbacks, **fit_arguments
+        ).history
+        scores = task.score(model, evaluation)
+        row = {"epoch": epoch, "loss": float(logs["loss"][-1]), **scores}
+        history.append(row)
+        print("  eval: " + ", ".join(f"{k}={v:.4f}" for k, v in scores.items()), flush=True)
+        if eval_writer:
+            with eval_writer.as_default():
+                for name, value in scores.items():
+                    tf.summary.scalar(f"epoch_{name}", value, step=epoch - 1)
+            eval_writer.flush()
+        if best is None or scores[primary] > best[primary]:
+            best = row
+            model.save_weights(str(best_weights))
+    if eval_writer:
+        eval_writer.close()
+    model.load_weights(str(best_weights))
+    results = {
+        "task": settings.task,
+        "preset": settings.preset,
+        "selection_metric": primary,
+        "best_epoch": best["epoch"],
+        "best": best,
+        "history": history,
+        "labels": getattr(task, "label_set", None),
+    }
+    with atomic_directory(output / "preset") as staging:
+        model.save_to_preset(staging)
+    metrics_path = output / "metrics.json"
+    if task.serving:
+        pair = isinstance(train, tuple) and isinstance(train[0], tuple)
+        try:
+            export_serving_saved_model(
+                model, output / "serving", pair=pair, check_texts=task.check_texts(train)
+            )
+        except ValueError as error:
+            # The training is not lost with the export: keep and name it.
+            results["serving_error"] = str(error)
+            write_file_atomically(metrics_path, json.dumps(results, indent=2))
+            raise ValueError(
+                f"The serving SavedModel failed its check: {error} The trained "
+                f"model is kept: preset {str(output / 'preset')!r}, metrics "
+                f"{str(metrics_path)!r}; export it later with `python -m "
+                "keras_albert export`."
+            ) from None
+        results["serving_saved_model"] = str(output / "serving")
+    plot_training_curves(history, primary, output / "curves.png")
+    write_file_atomically(metrics_path, json.dumps(results, indent=2))
+    print(f"Best epoch {best['epoch']}: {primary}={best[primary]:.4f}. Wrote {output}", flush=True)
+    return results

@@ -1,0 +1,101 @@
+"""`run_finetuning(FinetuneSettings(...))` called from Python, no command line."""
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+import keras_albert
+from keras_albert.pipelines import FINETUNING_TASKS
+from keras_albert.pipelines import FinetuneSettings
+from keras_albert.pipelines import make_task
+from keras_albert.pipelines import finetuning
+from keras_albert.pipelines import run_finetuning
+from tests.conftest import _WORDS
+
+
+@pytest.fixture(scope="module")
+def preset(tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
+    path = tmp_path_factory.mktemp("preset")
+    tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
+    backbone = keras_albert.AlbertBackbone(
+        **dict(tiny_backbone_config, vocabulary_size=tokenizer.vocabulary_size())
+    )
+    backbone.save_to_preset(str(path))
+    tokenizer.save_to_preset(str(path))
+    return str(path)
+
+
+@pytest.fixture
+def settings(preset, tmp_path):
+    rng = np.random.default_rng(0)
+    rows = ["text\tlabel"] + [
+        f"{' '.join(rng.choice(_WORDS, 3))} {animal}\t{label}"
+        for animal, label in [("cat", "pet"), ("fish", "wild")] * 8
+    ]
+    (tmp_path / "train.tsv").write_text("\n".join(rows) + "\n")
+    return FinetuneSettings(
+        preset=preset, task="classification", train=str(tmp_path / "train.tsv"),
+        eval=str(tmp_path / "train.tsv"), output=str(tmp_path / "out"), epochs=1,
+        batch_size=8, sequence_length=16, learning_rate=1e-3,
+    )
+
+
+def _event_files(directory):
+    return sorted(p for p in directory.rglob("events.out.tfevents.*"))
+
+
+def test_run_finetuning_returns_metrics_and_writes_tensorboard_logs(settings, tmp_path):
+    metrics = run_finetuning(settings)
+    output = tmp_path / "out"
+    assert metrics == json.loads((output / "metrics.json").read_text())
+    assert metrics["labels"] == ["pet", "wild"] and metrics["best_epoch"] == 1
+    assert (output / "preset" / "task.json").is_file()
+    # Keras's training logs and the per-epoch evaluation scores.
+    assert _event_files(output / "logs" / "train")
+    assert _event_files(output / "logs" / "eval")
+
+
+def test_tensorboard_off_means_no_callback_and_no_writer(settings, tmp_path):
+    # A whole run costs ~10 s; what `tensorboard=False` changes is here.
+    assert finetuning._tensorboard(dataclasses.replace(settings, tensorboard=False), tmp_path) == (None, None)
+    assert not (tmp_path / "logs").exists()
+
+
+@pytest.mark.parametrize("field, value, expected", [
+    ("task", "summarization", "`--task` must be one of"),
+    ("epochs", 0, "`--epochs` must be a positive integer. Received: 0"),
+    ("batch_size", 2.5, "`--batch_size` must be a positive integer. Received: 2.5"),
+    ("learning_rate", 0.0, "`--learning_rate` must be > 0. Received: 0.0"),
+    ("warmup_fraction", 1.5, "`--warmup_fraction` must be in [0, 1]. Received: 1.5"),
+    ("strategy", "quantum", "`--strategy` must be one of"),
+    ("text_columns", ("a", "b", "c"), "`--text_columns` takes one column, or two"),
+    ("train", "/no/such/train.tsv", "/no/such/train.tsv"),
+])
+def test_bad_settings_fail_before_the_preset_is_loaded(settings, tmp_path, field, value, expected):
+    # A preset that does not exist: the check must fail first.
+    bad = dataclasses.replace(settings, preset=str(tmp_path / "no_preset"), **{field: value})
+    with pytest.raises((ValueError, FileNotFoundError)) as error:
+        run_finetuning(bad)
+    assert expected in str(error.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_distillation_settings_are_named(settings, tmp_path):
+    bad = dataclasses.replace(settings, teacher="some/teacher", distill_alpha=2.0)
+    with pytest.raises(ValueError, match=r"`--distill_alpha` must be in \[0, 1\]. Received: 2.0"):
+        run_finetuning(bad)
+
+
+def test_make_task_takes_explicit_arguments(tmp_path):
+    (tmp_path / "train.csv").write_text("a,b,score\nthe cat,the dog,1.5\nthe fish,a bird,0.5\n")
+    task = make_task("regression", batch_size=4, text_columns=("a", "b"), label_column="score")
+    (texts, pairs), scores = task.read(str(tmp_path / "train.csv"), "train")
+    assert texts == ["the cat", "the fish"] and pairs == ["the dog", "a bird"]
+    assert scores.tolist() == [1.5, 0.5] and task.metrics == ("pearson", "spearman")
+    assert make_task("squad", sequence_length=64, doc_stride=32).doc_stride == 32
+    assert set(FINETUNING_TASKS) == {
+        "classification", "regression", "squad", "multiple_choice", "token_classification"}
+    with pytest.raises(ValueError, match="`task` must be one of"):
+        make_task("summarization")
