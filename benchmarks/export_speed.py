@@ -26,15 +26,14 @@ import sys
 import tempfile
 import time
 
-import numpy as np
 import tensorflow as tf
 
 from keras_albert import datasets
 from keras_albert.export import export_serving_saved_model
-from keras_albert.export.task_loading import load_task
 from keras_albert.export.raw_string_tflite import export_raw_string_tflite
 from keras_albert.export.raw_string_tflite import raw_string_runner
 from keras_albert.export.raw_string_tflite import run_raw_string_tflite
+from keras_albert.export.task_loading import load_task
 from keras_albert.export.tflite_export import export_tflite
 from keras_albert.export.tflite_export import keras_logits
 from keras_albert.export.tflite_export import run_tflite

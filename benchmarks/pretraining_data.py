@@ -44,12 +44,8 @@ import sentencepiece  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from keras_albert.data.documents import read_documents  # noqa: E402
-from keras_albert.data.pretraining_instances import (  # noqa: E402
-    create_pretraining_instances,
-)
-from keras_albert.data.pretraining_tfrecords import (  # noqa: E402
-    write_pretraining_tfrecords,
-)
+from keras_albert.data.pretraining_instances import create_pretraining_instances  # noqa: E402
+from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords  # noqa: E402
 from keras_albert.data.sentencepiece_training import train_sentencepiece  # noqa: E402
 from keras_albert.datasets import load_austen_documents  # noqa: E402
 

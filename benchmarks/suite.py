@@ -146,7 +146,7 @@ class Table:
         def cell(s):
             return f"{s['median']:.2f} [{s['min']:.2f}-{s['max']:.2f}]"
 
-        print(f"\nmedian [min-max] over rounds; ratio: median of the per-round ratios [min-max]")
+        print("\nmedian [min-max] over rounds; ratio: median of the per-round ratios [min-max]")
         print(f"{'measurement':<{width}}  {'ours':>22}  {'peer':>22}  {'unit':<11}{'ratio':>20}")
         # Ordered by their "(a)"/"(b)"/"(c)" labels, whatever order they ran in.
         for row in sorted(self.rows, key=lambda row: row["what"][:3]):

@@ -44,6 +44,7 @@ def parse_args(argv=None):
 def question_answering(preset, glosses, epochs, rng):
     """Where is the animal hidden in the gloss?"""
     import keras
+
     import keras_albert
 
     contexts, answers = [], []
@@ -73,6 +74,7 @@ def question_answering(preset, glosses, epochs, rng):
 def multiple_choice(preset, glosses, epochs, rng):
     """Which definition was the context taken from?"""
     import keras
+
     import keras_albert
 
     x = {"context": [], "question": [], "choices": []}
@@ -100,8 +102,11 @@ def multiple_choice(preset, glosses, epochs, rng):
 def token_classification(preset, glosses, epochs, rng):
     """Tag the animal words inserted into glosses."""
     import keras
+
     import keras_albert
-    from keras_albert.models.albert_token_classifier_preprocessor import word_label_dataset
+    from keras_albert.models.albert_token_classifier_preprocessor import (
+        word_label_dataset,
+    )
 
     sentences, tags = [], []
     for gloss in glosses:

@@ -19,8 +19,8 @@ from keras_albert.convert.tf1_names import get_backbone_weights
 from keras_albert.convert.tf1_names import set_backbone_weights
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
-from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.models.preset_resolution import register_foreign_preset_converter
+from keras_albert.utils.atomic_directory import atomic_directory
 
 _KERAS_HUB_BACKBONE = "keras_hub>AlbertBackbone"
 

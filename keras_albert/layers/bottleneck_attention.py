@@ -45,7 +45,7 @@ class AlbertBottleneckAttention(keras.layers.Layer):
 
     Example:
     >>> layer = AlbertBottleneckAttention(num_heads=2, attention_dim=4)
-    >>> layer(np.ones((1, 3, 4), "float32"), np.ones((1, 3, 8), "float32")).shape
+    >>> tuple(layer(np.ones((1, 3, 4), "float32"), np.ones((1, 3, 8), "float32")).shape)
     (1, 3, 4)
     """
 

@@ -27,7 +27,7 @@ class AlbertBottleneckTransformerBlock(keras.layers.Layer):
     Example:
     >>> block = AlbertBottleneckTransformerBlock(num_heads=2, hidden_dim=16,
     ...     intermediate_dim=8, bottleneck_dim=8, num_feedforward_stacks=2)
-    >>> block(np.ones((1, 4, 16), "float32")).shape
+    >>> tuple(block(np.ones((1, 4, 16), "float32")).shape)
     (1, 4, 16)
     """
 

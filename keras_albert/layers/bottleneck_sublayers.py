@@ -36,7 +36,7 @@ class AlbertBottleneckAttentionSublayer(keras.layers.Layer):
     Example:
     >>> layer = AlbertBottleneckAttentionSublayer(num_heads=2, hidden_dim=8,
     ...                                           bottleneck_dim=4)
-    >>> layer(np.ones((1, 3, 8), "float32")).shape
+    >>> tuple(layer(np.ones((1, 3, 8), "float32")).shape)
     (1, 3, 4)
     """
 
@@ -132,7 +132,7 @@ class AlbertBottleneckFeedForwardSublayer(keras.layers.Layer):
     Example:
     >>> layer = AlbertBottleneckFeedForwardSublayer(
     ...     hidden_dim=8, intermediate_dim=16, bottleneck_dim=4, num_feedforward_stacks=2)
-    >>> layer(np.ones((1, 3, 4), "float32"), np.ones((1, 3, 8), "float32")).shape
+    >>> tuple(layer(np.ones((1, 3, 4), "float32"), np.ones((1, 3, 8), "float32")).shape)
     (1, 3, 8)
     """
 

@@ -34,7 +34,7 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
 
     Example:
     >>> layer = AlbertFactorizedEmbedding(100, 8, 16, max_sequence_length=10)
-    >>> layer(np.ones((2, 5), "int32"), np.zeros((2, 5), "int32")).shape
+    >>> tuple(layer(np.ones((2, 5), "int32"), np.zeros((2, 5), "int32")).shape)
     (2, 5, 16)
     """
 

@@ -13,7 +13,7 @@ class AlbertPooler(keras.layers.Layer):
     """Dense(H, tanh) on the first ([CLS]) token, Google's `bert/pooler`.
 
     Example:
-    >>> AlbertPooler(8)(np.ones((2, 5, 8), "float32")).shape
+    >>> tuple(AlbertPooler(8)(np.ones((2, 5, 8), "float32")).shape)
     (2, 8)
     """
 
@@ -70,7 +70,7 @@ class AlbertMaskedLMHead(keras.layers.Layer):
     >>> embedding = keras.layers.Embedding(50, 4)
     >>> embedding.build((None,))
     >>> head = AlbertMaskedLMHead(embedding)
-    >>> head(np.ones((2, 6, 8), "float32"), np.array([[1, 2], [0, 3]])).shape
+    >>> tuple(head(np.ones((2, 6, 8), "float32"), np.array([[1, 2], [0, 3]])).shape)
     (2, 2, 50)
     """
 
@@ -147,7 +147,7 @@ class AlbertSentenceOrderHead(keras.layers.Layer):
     B follows A); label 1 means swapped (or random).
 
     Example:
-    >>> AlbertSentenceOrderHead()(np.ones((3, 8), "float32")).shape
+    >>> tuple(AlbertSentenceOrderHead()(np.ones((3, 8), "float32")).shape)
     (3, 2)
     """
 

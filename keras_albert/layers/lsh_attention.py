@@ -94,7 +94,7 @@ class AlbertLSHSelfAttention(keras.layers.Layer):
     Example:
     >>> layer = AlbertLSHSelfAttention(num_heads=2, hidden_dim=8,
     ...                                num_buckets=4, chunk_length=4, seed=1)
-    >>> layer(np.ones((1, 10, 8), "float32")).shape
+    >>> tuple(layer(np.ones((1, 10, 8), "float32")).shape)
     (1, 10, 8)
     """
 

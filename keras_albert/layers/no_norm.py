@@ -14,7 +14,7 @@ class NoNorm(keras.layers.Layer):
     axis), so parameter counts are the same.
 
     Example:
-    >>> NoNorm()(np.ones((2, 3, 4), "float32")).shape
+    >>> tuple(NoNorm()(np.ones((2, 3, 4), "float32")).shape)
     (2, 3, 4)
     """
 

@@ -57,7 +57,7 @@ class AlbertSelfAttention(keras.layers.Layer):
 
     Example:
     >>> layer = AlbertSelfAttention(num_heads=2, hidden_dim=8)
-    >>> layer(np.ones((1, 4, 8), "float32")).shape
+    >>> tuple(layer(np.ones((1, 4, 8), "float32")).shape)
     (1, 4, 8)
     """
 

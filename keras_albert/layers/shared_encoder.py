@@ -35,7 +35,7 @@ class AlbertEncoder(keras.layers.Layer):
     >>> encoder = AlbertEncoder(num_layers=4, num_heads=2, hidden_dim=8,
     ...                         intermediate_dim=16, num_groups=2)
     >>> outputs = encoder(np.ones((1, 3, 8), "float32"))
-    >>> len(outputs), outputs[-1].shape
+    >>> len(outputs), tuple(outputs[-1].shape)
     (4, (1, 3, 8))
     """
 

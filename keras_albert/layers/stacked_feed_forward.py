@@ -29,7 +29,7 @@ class AlbertStackedFeedForward(keras.layers.Layer):
 
     Example:
     >>> layer = AlbertStackedFeedForward(width=8, intermediate_dim=16, num_stacks=3)
-    >>> layer(np.ones((1, 4, 8), "float32")).shape
+    >>> tuple(layer(np.ones((1, 4, 8), "float32")).shape)
     (1, 4, 8)
     """
 

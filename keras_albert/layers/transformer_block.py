@@ -17,7 +17,7 @@ class AlbertTransformerBlock(keras.layers.Layer):
     Example:
     >>> block = AlbertTransformerBlock(num_heads=2, hidden_dim=8,
     ...                                intermediate_dim=16)
-    >>> block(np.ones((1, 4, 8), "float32")).shape
+    >>> tuple(block(np.ones((1, 4, 8), "float32")).shape)
     (1, 4, 8)
     """
 

@@ -44,7 +44,7 @@ class AlbertTrigramEmbedding(keras.layers.Layer):
 
     Example:
     >>> layer = AlbertTrigramEmbedding(100, 4, 16, max_sequence_length=10)
-    >>> layer(np.ones((2, 5), "int32"), np.zeros((2, 5), "int32")).shape
+    >>> tuple(layer(np.ones((2, 5), "int32"), np.zeros((2, 5), "int32")).shape)
     (2, 5, 16)
     """
 

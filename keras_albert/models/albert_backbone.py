@@ -9,9 +9,9 @@ from keras_albert.layers.factorized_embedding import AlbertFactorizedEmbedding
 from keras_albert.layers.heads import AlbertPooler
 from keras_albert.layers.shared_encoder import AlbertEncoder
 from keras_albert.layers.trigram_embedding import AlbertTrigramEmbedding
-from keras_albert.utils.validation import check_choice
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.reversible_encoder import AlbertReversibleEncoder
+from keras_albert.utils.validation import check_choice
 
 # Span QA, token classification and masked-LM tasks read only the sequence
 # output, so the pooler gets no gradient and Keras warns on every training
@@ -88,7 +88,7 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
     ...     "token_ids": np.ones((1, 6), "int32"),
     ...     "segment_ids": np.zeros((1, 6), "int32"),
     ...     "padding_mask": np.ones((1, 6), "int32")})
-    >>> outputs["pooled_output"].shape
+    >>> tuple(outputs["pooled_output"].shape)
     (1, 16)
     """
 

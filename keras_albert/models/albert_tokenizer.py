@@ -9,8 +9,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
-from keras_hub.tokenizers import SentencePieceTokenizer
 from keras_hub.src.utils.tensor_utils import preprocessing_function
+from keras_hub.tokenizers import SentencePieceTokenizer
 
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.preset_resolution import PresetResolutionMixin

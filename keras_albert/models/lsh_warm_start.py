@@ -20,8 +20,8 @@ def lsh_backbone_from(backbone, **lsh_arguments):
             `lsh_chunk_length`, `lsh_num_chunks_after`, `lsh_seed`.
 
     Example:
-    >>> full = keras_albert.AlbertBackbone.from_preset("albert_tiny_en")  # doctest: +SKIP
-    >>> lsh = lsh_backbone_from(full, lsh_num_hashes=4, lsh_chunk_length=16)  # doctest: +SKIP
+    >>> full = keras_albert.AlbertBackbone.from_preset("albert_tiny_en")
+    >>> lsh = lsh_backbone_from(full, lsh_num_hashes=4, lsh_chunk_length=16)
     """
     config = backbone.get_config()
     if config.get("attention") != "full":

@@ -43,7 +43,7 @@ class AlbertReversibleEncoder(AlbertEncoder):
     >>> encoder = AlbertReversibleEncoder(num_layers=4, num_heads=2,
     ...                                   hidden_dim=8, intermediate_dim=16)
     >>> outputs = encoder(np.ones((1, 3, 8), "float32"), training=True)
-    >>> len(outputs), outputs[-1].shape
+    >>> len(outputs), tuple(outputs[-1].shape)
     (4, (1, 3, 8))
     """
 

@@ -15,10 +15,10 @@ import os
 import keras
 import tensorflow as tf
 
-from keras_albert.utils.validation import check_positive_int
 from keras_albert.training.keras_distribution_fixes import (
     apply_keras_distribution_fixes,
 )
+from keras_albert.utils.validation import check_positive_int
 
 
 class _CheckpointEveryEpoch(keras.callbacks.Callback):

@@ -137,6 +137,7 @@ def test_finetune_output_preset_of_other_files_is_refused_before_training(tmp_pa
     assert "preset" in err and "keep_me.txt" in err
 
 
+@pytest.mark.large
 def test_failed_serving_check_keeps_the_trained_preset_and_metrics(tmp_path, capsys, monkeypatch):
     def failing_export(*args, **kwargs):
         raise ValueError("The serving model disagrees with the Keras model by 1.35e-03. Nothing was written.")

@@ -46,6 +46,7 @@ def distill(teacher, corpus, output, *extra):
     ])
 
 
+@pytest.mark.large
 def test_distill_writes_a_student_preset(teacher, corpus, tmp_path, capsys):
     output = tmp_path / "run"
     assert distill(teacher, corpus, output) == 0

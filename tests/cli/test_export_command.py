@@ -28,6 +28,7 @@ def task_preset(tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
     return path, classifier
 
 
+@pytest.mark.large
 def test_every_format(tmp_path, task_preset, capsys):
     path, classifier = task_preset
     assert main(["export", f"--preset={path}", "--format=saved_model", f"--output={tmp_path / 'sm'}"]) == 0

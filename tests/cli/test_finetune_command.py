@@ -40,6 +40,7 @@ def run(preset, tmp_path, task, train, evaluation, *extra):
     return output, metrics
 
 
+@pytest.mark.large
 def test_classification_with_serving_model(preset, tmp_path):
     rng = np.random.default_rng(0)
     rows = ["text\tlabel"] + [
@@ -55,6 +56,7 @@ def test_classification_with_serving_model(preset, tmp_path):
     assert restored.num_classes == 2
 
 
+@pytest.mark.large
 def test_regression_pairs(preset, tmp_path):
     rows = ["a,b,score"] + [f"the cat,the {w},{i % 5}.0" for i, w in enumerate(_WORDS[:30])]
     (tmp_path / "train.csv").write_text("\n".join(rows) + "\n")
@@ -65,6 +67,7 @@ def test_regression_pairs(preset, tmp_path):
     assert set(metrics["best"]) >= {"pearson", "spearman"}
 
 
+@pytest.mark.large
 def test_squad_multiple_choice_and_tokens(preset, tmp_path):
     qas = [{"id": str(i), "question": "which animal?", "answers": [{"text": "cat", "answer_start": 4}]} for i in range(8)]
     squad = {"data": [{"paragraphs": [{"context": "the cat sleeps in the garden", "qas": qas}]}]}
@@ -98,6 +101,7 @@ def test_bad_arguments_exit_2(preset, tmp_path, capsys):
         assert message in capsys.readouterr().err
 
 
+@pytest.mark.large
 def test_tfds_dataset_by_split_names(preset, tmp_path):
     import tensorflow_datasets as tfds
 
@@ -117,6 +121,7 @@ def biased_teacher(preset, path, num_classes, favourite):
     return str(path)
 
 
+@pytest.mark.large
 def test_classification_distilled_from_a_teacher(preset, tmp_path):
     rows = ["text\tlabel"] + [f"the {animal}\t{label}" for animal, label in [("cat", "pet"), ("fish", "wild")] * 20]
     (tmp_path / "train.tsv").write_text("\n".join(rows) + "\n")
@@ -132,6 +137,7 @@ def test_classification_distilled_from_a_teacher(preset, tmp_path):
     assert metrics["best"]["accuracy"] == pytest.approx(0.5)
 
 
+@pytest.mark.large
 def test_bad_distillation_arguments_exit_2(preset, tmp_path, capsys):
     (tmp_path / "train.tsv").write_text("text\tlabel\na cat\tx\na dog\ty\n")
     (tmp_path / "scores.csv").write_text("text,label\na cat,1.0\n")

@@ -71,6 +71,7 @@ def uninterrupted(tmp_path_factory):
     return corpus, heldout, output, result
 
 
+@pytest.mark.large
 def test_pretrain_writes_every_artifact(uninterrupted):
     _, _, output, result = uninterrupted
     for name in ("vocabulary.spm", "settings.json", "metrics.json", "preset/config.json",
@@ -88,6 +89,7 @@ def test_pretrain_writes_every_artifact(uninterrupted):
     assert classifier.predict(["the cat sat on the mat."], verbose=0).shape == (1, 3)
 
 
+@pytest.mark.large
 def test_kill_9_then_same_command_gives_uninterrupted_weights(uninterrupted, tmp_path):
     corpus, heldout, straight, _ = uninterrupted
     output = tmp_path / "resumed"
@@ -104,6 +106,7 @@ def test_kill_9_then_same_command_gives_uninterrupted_weights(uninterrupted, tmp
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.large
 def test_rerun_with_other_data_settings_is_refused(uninterrupted):
     corpus, _, output, _ = uninterrupted
     result = _run(_arguments(corpus, output, max_seq_length=64))
@@ -111,6 +114,7 @@ def test_rerun_with_other_data_settings_is_refused(uninterrupted):
     assert "max_seq_length: 32 -> 64" in result.stderr
 
 
+@pytest.mark.large
 @pytest.mark.parametrize(
     "content, overrides, message",
     [
@@ -135,12 +139,14 @@ def test_bad_input_gives_a_clear_error_and_no_preset(tmp_path, content, override
     assert not (output / "preset").exists()
 
 
+@pytest.mark.large
 def test_missing_corpus_is_named(tmp_path):
     result = _run(_arguments(str(tmp_path / "nothing*.txt"), tmp_path / "run"))
     assert result.returncode == 2
     assert "nothing*.txt" in result.stderr and "matches no file" in result.stderr
 
 
+@pytest.mark.large
 def test_non_utf8_corpus_is_reported_with_its_file(tmp_path):
     corpus = tmp_path / "latin1.txt"
     corpus.write_bytes("caf\xe9 au lait.\nthe cat sat.\n".encode("latin-1"))
@@ -150,6 +156,7 @@ def test_non_utf8_corpus_is_reported_with_its_file(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.large
 def test_run_that_failed_on_its_corpus_does_not_bind_the_next(tmp_path, capsys):
     from keras_albert.cli.main import main
 

@@ -46,6 +46,7 @@ def base_preset(tmp_path_factory):
     return root, root / "base" / "preset"
 
 
+@pytest.mark.large
 def test_curve_has_training_and_heldout_points_per_checkpoint(base_preset):
     root, _ = base_preset
     rows = read_curve(root / "base" / "curve.jsonl")
@@ -57,6 +58,7 @@ def test_curve_has_training_and_heldout_points_per_checkpoint(base_preset):
     assert (root / "base" / "curve.png").stat().st_size > 1000
 
 
+@pytest.mark.large
 def test_first_step_loss_is_the_presets_loss_on_that_batch(base_preset):
     root, preset = base_preset
     settings = _settings(
@@ -83,6 +85,7 @@ def test_first_step_loss_is_the_presets_loss_on_that_batch(base_preset):
     )
 
 
+@pytest.mark.large
 def test_heads_continue_and_weights_move(base_preset):
     root, preset = base_preset
     output = root / "continued_more"
@@ -115,6 +118,7 @@ def _teacher_directory(path, count=4200, dim=6):
     return str(path)
 
 
+@pytest.mark.large
 def test_teacher_embeddings_add_a_head_and_keep_the_presets_heads(base_preset):
     root, preset = base_preset
     teacher = _teacher_directory(root / "teacher")

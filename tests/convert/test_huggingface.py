@@ -18,6 +18,8 @@ from tests.convert.hf_reference import inputs
 from tests.convert.hf_reference import max_difference
 from tests.convert.hf_reference import our_outputs
 
+
+@pytest.mark.large
 @pytest.mark.parametrize("groups,inner", [(1, 1), (2, 1), (1, 2), (2, 2)])
 def test_hugging_face_converts_with_equal_outputs(tmp_path, groups, inner):
     model = hf_model(groups, inner)

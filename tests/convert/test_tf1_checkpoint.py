@@ -95,6 +95,7 @@ def test_release_directory_converts_with_equal_outputs(tmp_path, model, sentence
     )
 
 
+@pytest.mark.large
 def test_published_tarball_converts(tmp_path, model, sentencepiece_proto):
     release = write_release(tmp_path / "albert_base", model, sentencepiece_proto)
     archive = tmp_path / "albert_base_v2.tar.gz"

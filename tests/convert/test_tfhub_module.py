@@ -60,6 +60,7 @@ def config(tiny_backbone_config):
     return dict(tiny_backbone_config)
 
 
+@pytest.mark.large
 def test_hub_module_converts_exactly(tmp_path, config):
     model = reference_pretrainer(config)
     write_hub_module(tmp_path / "hub", model, config["num_heads"])

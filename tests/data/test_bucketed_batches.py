@@ -72,6 +72,7 @@ def test_pairs_and_drop_remainder(classifier):
         bucketed_dataset(classifier.preprocessor, texts, labels[:3])
 
 
+@pytest.mark.large
 def test_fit_and_evaluate_take_the_packed_batches(classifier):
     texts, labels = texts_and_labels()
     classifier.compile(optimizer=keras.optimizers.Adam(3e-3))
@@ -84,6 +85,7 @@ def test_fit_and_evaluate_take_the_packed_batches(classifier):
     assert history["loss"][-1] < 0.8 * history["loss"][0]
 
 
+@pytest.mark.large
 def test_word_lists_carry_piece_labels_and_weights(sentencepiece_proto, tiny_backbone_config):
     tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
     pre = keras_albert.AlbertTokenClassifierPreprocessor(tokenizer, sequence_length=64)

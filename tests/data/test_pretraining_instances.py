@@ -6,7 +6,6 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from tests.conftest import synthetic_sentences
 from keras_albert.data.documents import read_documents
 from keras_albert.data.documents import split_documents
 from keras_albert.data.ngram_masking import CLS_ID
@@ -22,6 +21,7 @@ from keras_albert.data.pretraining_instances import create_pretraining_instances
 from keras_albert.data.pretraining_instances import load_sentencepiece
 from keras_albert.data.pretraining_instances import tokenize_documents
 from keras_albert.data.pretraining_instances import truncation_counts
+from tests.conftest import synthetic_sentences
 
 
 def _documents(count=60, sentences=12, seed=0):

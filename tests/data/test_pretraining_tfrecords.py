@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tests.conftest import synthetic_sentences
 from keras_albert.data.ngram_masking import CLS_ID
 from keras_albert.data.ngram_masking import MASK_ID
 from keras_albert.data.ngram_masking import SEP_ID
@@ -23,6 +22,7 @@ from keras_albert.data.pretraining_tfrecords import parse_pretraining_examples
 from keras_albert.data.pretraining_tfrecords import pretraining_dataset
 from keras_albert.data.pretraining_tfrecords import serialize_instances
 from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
+from tests.conftest import synthetic_sentences
 
 SEQUENCE, PREDICTIONS = 64, 10
 
@@ -220,6 +220,7 @@ def test_tf_masking_matches_numpy_masking_exactly(sentencepiece_proto):
         assert not out["masked_lm_positions"][row, count:].numpy().any()
 
 
+@pytest.mark.large
 def test_dynamic_masking_draws_new_masks_each_epoch(sentencepiece_proto, tmp_path):
     path = str(tmp_path / "train.tfrecord")
     # Stored with static masks: the pipeline restores and masks again.

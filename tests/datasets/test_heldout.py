@@ -22,6 +22,7 @@ def guard():
     return HeldOutGuard()
 
 
+@pytest.mark.large
 def test_validation_and_test_glosses_are_held_out(guard):
     for gloss in _glosses("validation", 20) + _glosses("test", 20):
         assert guard.contains(gloss), gloss

@@ -120,6 +120,7 @@ def test_progressive_stages_freeze_exactly_what_they_say(teacher):
         distiller.set_stage(2)
 
 
+@pytest.mark.large
 def test_a_stage_trains_only_its_layers(teacher):
     student = masked_lm(STUDENT, 4)
     distiller = Distiller(teacher, student)
@@ -135,6 +136,7 @@ def test_a_stage_trains_only_its_layers(teacher):
     assert any(not np.array_equal(a, b) for a, b in zip(before[len(frozen):], after[len(frozen):]))
 
 
+@pytest.mark.large
 def test_distillation_under_a_strategy_lowers_the_losses(teacher):
     strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
     with strategy.scope():
@@ -150,6 +152,7 @@ def test_distillation_under_a_strategy_lowers_the_losses(teacher):
     assert history["loss"][-1] < history["loss"][0]
 
 
+@pytest.mark.large
 def test_bad_inputs_name_the_argument_and_value(teacher):
     with pytest.raises(ValueError, match=r"attention_weight.*student num_heads=1.*teacher num_heads=2"):
         Distiller(teacher, masked_lm(dict(STUDENT, num_heads=1), 6))

@@ -112,6 +112,7 @@ def classifiers(sentencepiece_proto, tiny_backbone_config):
     return classifier
 
 
+@pytest.mark.large
 def test_distillation_moves_the_student_towards_the_teacher(classifiers):
     teacher = classifiers(0)
     teacher_weights = [w.copy() for w in teacher.get_weights()]
@@ -130,6 +131,7 @@ def test_distillation_moves_the_student_towards_the_teacher(classifiers):
         np.testing.assert_array_equal(old, new)
 
 
+@pytest.mark.large
 def test_held_out_accuracy_is_logged_each_epoch(classifiers, capsys):
     teacher, student = classifiers(0), classifiers(2)
     texts = synthetic_sentences(64, seed=4)
@@ -141,6 +143,7 @@ def test_held_out_accuracy_is_logged_each_epoch(classifiers, capsys):
     assert "held-out accuracy" in capsys.readouterr().out
 
 
+@pytest.mark.large
 def test_bad_models_and_settings_are_explained(classifiers):
     teacher, texts = classifiers(0), ["a cat sees a dog."] * 4
     with pytest.raises(ValueError, match=r"student.num_classes=4, teacher.num_classes=3"):

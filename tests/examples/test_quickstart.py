@@ -27,6 +27,7 @@ def test_quickstart_small_run_reports_tfidf_beside_the_models(tmp_path):
     assert len(report["predictions_from_saved_model"]) == 4
 
 
+@pytest.mark.large
 def test_quickstart_help_is_fast_and_lists_the_flags():
     result = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "quickstart.py"), "--help"],

@@ -50,6 +50,7 @@ def classifier(tokenizer, tiny_backbone_config):
     return _classifier(tokenizer, tiny_backbone_config)
 
 
+@pytest.mark.large
 @pytest.mark.parametrize("lowercase", [True, False])
 def test_folded_model_tokenizes_raw_text_like_albert_tokenizer(sentencepiece_proto, lowercase):
     tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto, lowercase=lowercase)
@@ -62,6 +63,7 @@ def test_folded_model_tokenizes_raw_text_like_albert_tokenizer(sentencepiece_pro
     assert plain != expected
 
 
+@pytest.mark.large
 def test_folding_keeps_a_models_own_normaliser(tmp_path, sentencepiece_proto):
     # Google's released vocabularies normalise with nmt_nfkc: that map must
     # still apply after ALBERT's preprocessing.
@@ -84,6 +86,7 @@ def test_folding_keeps_a_models_own_normaliser(tmp_path, sentencepiece_proto):
     assert fast.tokenize(tf.constant(texts)).to_list() == [list(ids) for ids in tokenizer(texts)]
 
 
+@pytest.mark.large
 @pytest.mark.parametrize("pair", [False, True])
 def test_float32_matches_the_raw_string_saved_model(tmp_path, classifier, pair):
     texts = HELD_OUT[:40] + ODD_TEXTS
@@ -104,6 +107,7 @@ def test_float32_matches_the_raw_string_saved_model(tmp_path, classifier, pair):
         np.testing.assert_allclose(got[name], served[name], atol=1e-4)
 
 
+@pytest.mark.large
 def test_waterfall_truncation_of_long_pairs(tmp_path, tokenizer, tiny_backbone_config):
     model = _classifier(tokenizer, tiny_backbone_config, truncate="waterfall")
     long_texts = [" ".join(HELD_OUT[i : i + 3]) for i in range(0, 60, 3)]
@@ -113,6 +117,7 @@ def test_waterfall_truncation_of_long_pairs(tmp_path, tokenizer, tiny_backbone_c
     assert report["max_abs_difference"] <= 1e-4
 
 
+@pytest.mark.large
 @pytest.mark.parametrize("quantize", ["float16", "dynamic", "int8"])
 def test_quantized_files_meet_their_thresholds(tmp_path, classifier, quantize):
     report = export_raw_string_tflite(
@@ -128,6 +133,7 @@ def test_quantized_files_meet_their_thresholds(tmp_path, classifier, quantize):
         assert report["argmax_agreement"] >= 0.99
 
 
+@pytest.mark.large
 def test_bad_inputs_write_nothing(tmp_path, classifier, tokenizer, tiny_backbone_config, monkeypatch):
     qa = keras_albert.AlbertQuestionAnswerer(
         keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=80)),

@@ -24,6 +24,7 @@ def mixed_texts():
     return texts
 
 
+@pytest.mark.large
 def test_classifier_serves_the_fixed_length_logits(tmp_path, parts):
     tokenizer, config = parts
     pre = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=64)
@@ -42,6 +43,7 @@ def test_classifier_serves_the_fixed_length_logits(tmp_path, parts):
     assert serve(text=tf.constant([], tf.string))["logits"].shape == (0, 4)
 
 
+@pytest.mark.large
 def test_multiple_choice_serves_the_fixed_length_logits(tmp_path, parts):
     tokenizer, config = parts
     pre = keras_albert.AlbertMultipleChoicePreprocessor(tokenizer, sequence_length=64)

@@ -22,6 +22,7 @@ def classifier(tokenizer, config, num_classes):
 TEXTS = ["the cat sleeps.", "Émma walks slowly to the garden", "", "dog " * 40]
 
 
+@pytest.mark.large
 @pytest.mark.parametrize("num_classes,pair", [(3, False), (1, False), (2, True)])
 def test_raw_string_saved_model_matches_keras(tmp_path, tokenizer, tiny_backbone_config, num_classes, pair):
     task = classifier(tokenizer, tiny_backbone_config, num_classes)
@@ -52,6 +53,7 @@ def test_bad_destinations_and_tasks_are_refused(tmp_path, tokenizer, tiny_backbo
     assert not (tmp_path / "serving").exists()
 
 
+@pytest.mark.large
 def test_multiple_choice_and_token_tasks_serve_raw_strings(tmp_path, tokenizer, tiny_backbone_config):
     backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=tokenizer.vocabulary_size()))
     choice = keras_albert.AlbertMultipleChoice(
@@ -72,6 +74,7 @@ def test_multiple_choice_and_token_tasks_serve_raw_strings(tmp_path, tokenizer, 
     assert predicted == tagger.predict_word_labels([["the", "horses", "walk"]])[0]
 
 
+@pytest.mark.large
 def test_question_answering_serves_raw_strings(tmp_path, tokenizer, tiny_backbone_config):
     backbone = keras_albert.AlbertBackbone(**dict(
         tiny_backbone_config, vocabulary_size=tokenizer.vocabulary_size(), max_sequence_length=96))
@@ -100,6 +103,7 @@ def test_question_answering_serves_raw_strings(tmp_path, tokenizer, tiny_backbon
         assert answer.decode("utf-8") == python["text"]
 
 
+@pytest.mark.large
 def test_serving_model_fine_tunes_through_tfsm_layer(tmp_path, tokenizer, tiny_backbone_config):
     import keras
 
@@ -128,6 +132,7 @@ def test_serving_model_fine_tunes_through_tfsm_layer(tmp_path, tokenizer, tiny_b
     assert losses[-1] < losses[0]
 
 
+@pytest.mark.large
 def test_kill_during_export_keeps_the_previous_export(tmp_path, tokenizer, tiny_backbone_config):
     import pathlib
     import subprocess

@@ -28,6 +28,7 @@ def exported(tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
 TEXTS = ["The cat sleeps in the garden.", "Émma walks", ""]
 
 
+@pytest.mark.large
 def test_preprocessor_matches_ours_for_single_texts_and_pairs(exported, sentencepiece_proto):
     _, path = exported
     pre = hub.load(str(path / "preprocessor"))
@@ -64,6 +65,7 @@ def test_encoder_and_mlm_match_keras(exported, sentencepiece_proto):
     assert len(encoder.variables) > 0 and encoder.trainable_variables
 
 
+@pytest.mark.large
 def test_keras_layer_fine_tunes_in_tf_keras(exported):
     import tf_keras
 

@@ -30,6 +30,7 @@ def classifier(tokenizer, tiny_backbone_config):
     return model
 
 
+@pytest.mark.large
 @pytest.mark.parametrize("quantize", ["none", "float16", "dynamic", "int8"])
 def test_each_quantization_matches_keras(tmp_path, classifier, quantize):
     report = export_tflite(
@@ -49,6 +50,7 @@ def test_each_quantization_matches_keras(tmp_path, classifier, quantize):
         assert (got.argmax(-1) == expected.argmax(-1)).mean() >= 0.99
 
 
+@pytest.mark.large
 def test_question_answerer_exports(tmp_path, tokenizer, tiny_backbone_config):
     backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=80))
     pre = keras_albert.AlbertQuestionAnswererPreprocessor(tokenizer, sequence_length=24, doc_stride=8)
@@ -59,6 +61,7 @@ def test_question_answerer_exports(tmp_path, tokenizer, tiny_backbone_config):
     assert set(outputs) == {"start_logits", "end_logits"}
 
 
+@pytest.mark.large
 def test_failed_check_and_bad_arguments_write_nothing(tmp_path, classifier, monkeypatch):
     monkeypatch.setitem(tflite_export.FLOAT_TOLERANCE, "none", 0.0)
     previous = b"\x1c\x00\x00\x00TFL3previous"  # An earlier TFLite file's header.

@@ -5,8 +5,9 @@ import os
 import signal
 import sys
 
-import keras_albert
 from keras_hub.src.utils import preset_utils
+
+import keras_albert
 
 
 def kill_now(*args, **kwargs):

@@ -67,6 +67,7 @@ def test_cli_refuses_bad_arguments(argv, needles, files, capsys):
     assert "Traceback" not in stderr
 
 
+@pytest.mark.large
 @pytest.mark.entry_point("cli")
 def test_cli_subprocess_reports_and_exits_2(tmp_path):
     result = subprocess.run(

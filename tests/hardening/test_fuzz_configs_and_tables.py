@@ -51,6 +51,7 @@ def valid_preset(tmp_path_factory):
     return path
 
 
+@pytest.mark.large
 @CONFIG_BUDGET
 @given(changes=st.dictionaries(st.sampled_from(MUTABLE), values, min_size=1, max_size=3))
 def test_hostile_preset_config_is_a_model_or_a_value_error(valid_preset, tmp_path_factory, changes):

@@ -41,6 +41,7 @@ def qa_preprocessor(fuzz_tokenizer):
     )
 
 
+@pytest.mark.large
 @BUDGET
 @given(batch=batches)
 def test_tokenizer_ids_stay_in_the_vocabulary(fuzz_tokenizer, batch):
@@ -53,6 +54,7 @@ def test_tokenizer_ids_stay_in_the_vocabulary(fuzz_tokenizer, batch):
     assert len(fuzz_tokenizer.detokenize(ids)) == len(batch)
 
 
+@pytest.mark.large
 @BUDGET
 @given(batch=batches)
 def test_classifier_preprocessor_shapes_and_ids(classifier_preprocessor, batch):
@@ -67,6 +69,7 @@ def test_classifier_preprocessor_shapes_and_ids(classifier_preprocessor, batch):
     assert (np.asarray(x["segment_ids"]) == 0).all()
 
 
+@pytest.mark.large
 @BUDGET
 @given(pairs=st.lists(st.tuples(texts, texts), min_size=1, max_size=4))
 def test_pair_preprocessor_shapes_and_segments(classifier_preprocessor, pairs):
@@ -92,6 +95,7 @@ def test_split_words_spans_are_ordered_and_non_blank(context):
         previous_end = end
 
 
+@pytest.mark.large
 @BUDGET
 @given(question=texts, context=texts, seed=st.integers(0, 2**31 - 1))
 def test_qa_windows_and_answers_are_substrings(qa_preprocessor, question, context, seed):
@@ -112,6 +116,7 @@ def test_qa_windows_and_answers_are_substrings(qa_preprocessor, question, contex
         assert candidate["text"] in context
 
 
+@pytest.mark.large
 @BUDGET
 @given(data=st.data())
 def test_qa_training_labels_point_at_the_answer(qa_preprocessor, data):

@@ -2,6 +2,7 @@
 
 import keras
 import numpy as np
+import pytest
 import tensorflow as tf
 
 import keras_albert
@@ -40,6 +41,7 @@ class RssSampler(keras.callbacks.Callback):
             self.samples.append(((batch + 1) * BATCH, rss_mb()))
 
 
+@pytest.mark.large
 def test_predict_over_100k_texts_keeps_memory_flat(tokenizer):
     preprocessor = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
     # Tokenized in the tf.data pipeline, so `predict` sees a stream of batches.

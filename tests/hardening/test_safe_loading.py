@@ -6,7 +6,6 @@ never appears.
 """
 
 import json
-import pickle
 import shutil
 import tarfile
 

@@ -65,6 +65,7 @@ def _digest(directory):
     }
 
 
+@pytest.mark.large
 def test_kill_during_save_to_preset_keeps_the_previous_preset(classifier, tmp_path):
     target = tmp_path / "preset"
     classifier.save_to_preset(str(target))

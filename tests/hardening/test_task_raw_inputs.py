@@ -42,6 +42,7 @@ def test_classifier_fit_and_evaluate_name_what_to_pass(classifier, x, needles):
         assert_names(error, *needles)
 
 
+@pytest.mark.large
 def test_three_segments_pass_when_the_model_has_three(tokenizer):
     backbone = keras_albert.AlbertBackbone(
         vocabulary_size=8000, num_layers=1, num_heads=2, embedding_dim=8, hidden_dim=16,
@@ -64,6 +65,7 @@ def test_one_hot_labels_are_refused_for_class_ids(classifier):
     assert_names(error, "`y` in the dataset", "(None, 3)", "one-hot", "tf.argmax(y, -1)")
 
 
+@pytest.mark.large
 @pytest.mark.entry_point("task.fit")
 def test_one_hot_labels_train_with_a_categorical_loss(tokenizer):
     pre = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
@@ -80,6 +82,7 @@ BAD_DATASET_LABELS = [
 ]
 
 
+@pytest.mark.large
 @pytest.mark.entry_point("task.fit")
 @pytest.mark.parametrize(
     "labels, dtype, needles", [c[1:] for c in BAD_DATASET_LABELS], ids=[c[0] for c in BAD_DATASET_LABELS]
@@ -143,6 +146,7 @@ OTHER_TASKS = [
 ]
 
 
+@pytest.mark.large
 @pytest.mark.entry_point("task.predict")
 @pytest.mark.parametrize("make, x, needles", [c[1:] for c in OTHER_TASKS], ids=[c[0] for c in OTHER_TASKS])
 def test_other_tasks_name_what_to_pass(tokenizer, make, x, needles):
@@ -152,6 +156,7 @@ def test_other_tasks_name_what_to_pass(tokenizer, make, x, needles):
     assert_names(error, *needles)
 
 
+@pytest.mark.large
 def test_other_tasks_still_take_good_inputs(tokenizer):
     assert _token_classifier(tokenizer).predict([["a", "word"], ["b", "c"]], verbose=0).shape == (2, 16, 3)
     x = {"context": ["c", "d"], "question": ["q _", "r"], "choices": [["a", "b"], ["c", "d"]]}

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from keras_albert import layers
+from tests.harness import run_layer_test
 
 
 def _reference_attention(x, mask, attention):
@@ -170,17 +171,29 @@ def test_attention_names_are_the_two_built_in_layers():
         make_attention("sparse", num_heads=2, hidden_dim=8)
 
 
+_X = np.random.default_rng(4).normal(size=(2, 5, 8)).astype("float32")
+_MASK = np.array([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]], "int32")
+
+
 @pytest.mark.parametrize(
-    "layer",
+    "cls,init_kwargs,input_data,expected_output_shape",
     [
-        lambda: layers.AlbertSelfAttention(num_heads=2, hidden_dim=8),
-        lambda: layers.AlbertTransformerBlock(2, 8, 16, dropout=0.1),
-        lambda: layers.AlbertEncoder(3, 2, 8, 16, num_groups=2, sharing="ffn"),
-        lambda: layers.AlbertFactorizedEmbedding(20, 4, 8, max_sequence_length=9),
-        lambda: layers.AlbertPooler(8),
+        (layers.AlbertSelfAttention, dict(num_heads=2, hidden_dim=8),
+         dict(hidden_states=_X, padding_mask=_MASK), (2, 5, 8)),
+        (layers.AlbertTransformerBlock, dict(num_heads=2, hidden_dim=8, intermediate_dim=16, dropout=0.1),
+         dict(hidden_states=_X, padding_mask=_MASK), (2, 5, 8)),
+        (layers.AlbertEncoder,
+         dict(num_layers=3, num_heads=2, hidden_dim=8, intermediate_dim=16, num_groups=2, sharing="ffn"),
+         dict(hidden_states=_X, padding_mask=_MASK), [(2, 5, 8)] * 3),
+        (layers.AlbertFactorizedEmbedding,
+         dict(vocabulary_size=20, embedding_dim=4, hidden_dim=8, max_sequence_length=9),
+         dict(token_ids=np.array([[1, 2, 3, 4, 5], [6, 7, 8, 0, 0]], "int32"),
+              segment_ids=np.array([[0, 0, 1, 1, 1], [0, 0, 0, 0, 0]], "int32")),
+         (2, 5, 8)),
+        (layers.AlbertPooler, dict(hidden_dim=8), _X, (2, 8)),
     ],
 )
-def test_layer_config_round_trip(layer):
-    original = layer()
-    clone = original.__class__.from_config(original.get_config())
-    assert clone.get_config() == original.get_config()
+def test_layer_contract(cls, init_kwargs, input_data, expected_output_shape):
+    # Config and registry round trips, symbolic and eager calls, a clone
+    # with the same weights, a training step and mixed precision.
+    run_layer_test(cls, init_kwargs, input_data, expected_output_shape)

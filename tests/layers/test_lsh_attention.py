@@ -264,6 +264,7 @@ def test_gradients_are_finite_and_nonzero():
         assert np.abs(grad).max() > 0, name
 
 
+@pytest.mark.large
 def test_compiles_with_xla_and_unknown_shapes():
     layer = _layer(num_buckets=4, chunk_length=4, num_hashes=2, num_chunks_after=1)
     x, mask = _inputs(length=10)

@@ -20,6 +20,7 @@ def _inputs(length, seed=0):
     return tf.constant(x), tf.constant(mask)
 
 
+@pytest.mark.large
 @pytest.mark.parametrize(
     "kwargs",
     [
@@ -121,6 +122,7 @@ def test_factorised_buckets_combine_per_factor_argmax():
     assert buckets.min() >= 0 and buckets.max() < 24
 
 
+@pytest.mark.large
 def test_factorised_layer_config_xla_and_validation():
     layer = AlbertLSHSelfAttention(
         num_heads=2, hidden_dim=HIDDEN, num_buckets=[4, 4], chunk_length=8, num_hashes=2, seed=0

@@ -6,6 +6,7 @@ import pytest
 import keras_albert
 from keras_albert.convert.keras_hub_weights import keras_hub_backbone_weights
 from keras_albert.convert.tf1_names import set_backbone_weights
+from tests.harness import run_backbone_test
 
 
 def _inputs(batch=3, length=12, vocabulary_size=100, seed=0):
@@ -19,7 +20,14 @@ def _inputs(batch=3, length=12, vocabulary_size=100, seed=0):
     }
 
 
-@pytest.mark.parametrize("name", sorted(keras_albert.OFFICIAL_PRESETS))
+@pytest.mark.parametrize(
+    "name",
+    [
+        # Building the two largest (59M and 223M parameters) takes seconds.
+        pytest.param(name, marks=pytest.mark.large) if "extra" in name else name
+        for name in sorted(keras_albert.OFFICIAL_PRESETS)
+    ],
+)
 def test_official_configs_have_published_parameter_counts(name):
     preset = keras_albert.OFFICIAL_PRESETS[name]
     backbone = keras_albert.AlbertBackbone(**preset["config"])
@@ -27,26 +35,37 @@ def test_official_configs_have_published_parameter_counts(name):
 
 
 def test_outputs_and_shapes(tiny_backbone_config):
-    backbone = keras_albert.AlbertBackbone(**tiny_backbone_config)
+    # Serialization, predict on arrays and tf.data, shorter sequences, a
+    # from_config clone with the same weights, mixed precision (float16 and
+    # bfloat16 outputs, float32 weights, finite values).
+    backbone = run_backbone_test(
+        keras_albert.AlbertBackbone,
+        tiny_backbone_config,
+        _inputs(vocabulary_size=100),
+        {
+            "sequence_output": (3, 12, 32),
+            "pooled_output": (3, 32),
+            "encoder_outputs": [(3, 12, 32)] * 2,
+        },
+    )
     outputs = backbone(_inputs(vocabulary_size=100))
-    assert outputs["sequence_output"].shape == (3, 12, 32)
-    assert outputs["pooled_output"].shape == (3, 32)
-    assert len(outputs["encoder_outputs"]) == 2
     np.testing.assert_array_equal(
         outputs["encoder_outputs"][-1], outputs["sequence_output"]
     )
 
 
 def test_config_round_trip_rebuilds_identical_model(tiny_backbone_config):
-    backbone = keras_albert.AlbertBackbone(
-        **dict(tiny_backbone_config, num_layers=5, num_groups=2, sharing="attention")
-    )
-    clone = keras_albert.AlbertBackbone.from_config(backbone.get_config())
-    assert clone.get_config() == backbone.get_config()
-    clone.set_weights(backbone.get_weights())
-    x = _inputs()
-    np.testing.assert_allclose(
-        clone(x)["sequence_output"], backbone(x)["sequence_output"], atol=1e-6
+    config = dict(tiny_backbone_config, num_layers=5, num_groups=2, sharing="attention")
+    run_backbone_test(
+        keras_albert.AlbertBackbone,
+        config,
+        _inputs(),
+        {
+            "sequence_output": (3, 12, 32),
+            "pooled_output": (3, 32),
+            "encoder_outputs": [(3, 12, 32)] * 5,
+        },
+        run_precision_check=False,
     )
 
 
@@ -104,6 +123,7 @@ def test_bert_is_a_config():
     assert bert(_inputs(vocabulary_size=50))["sequence_output"].shape[-1] == 16
 
 
+@pytest.mark.large
 def test_train_step_compiles_with_xla(tiny_backbone_config):
     backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, dropout=0.1))
     pooled = backbone.output["pooled_output"]
@@ -134,9 +154,3 @@ def test_too_long_sequences_fail_clearly(tiny_backbone_config):
     with pytest.raises(ValueError, match="max_sequence_length=32"):
         backbone(_inputs(length=40))
 
-
-def test_mixed_bfloat16(tiny_backbone_config):
-    backbone = keras_albert.AlbertBackbone(**tiny_backbone_config, dtype="mixed_bfloat16")
-    outputs = backbone(_inputs())
-    assert outputs["sequence_output"].dtype == "bfloat16"
-    assert np.isfinite(np.asarray(outputs["pooled_output"], "float32")).all()

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import keras_albert
+from tests.harness import run_serialization_test
 
 
 def _marker_task(count=256, length=12, num_classes=4, seed=0):
@@ -25,6 +26,7 @@ def _backbone(tiny_backbone_config, **overrides):
     return keras_albert.AlbertBackbone(**dict(tiny_backbone_config, **overrides))
 
 
+@pytest.mark.large
 def test_classifier_learns_a_synthetic_task(tiny_backbone_config):
     keras.utils.set_random_seed(0)
     classifier = keras_albert.AlbertClassifier(
@@ -37,6 +39,7 @@ def test_classifier_learns_a_synthetic_task(tiny_backbone_config):
     assert accuracy >= 0.97
 
 
+@pytest.mark.large
 def test_regression_outputs_are_not_squashed(tiny_backbone_config):
     keras.utils.set_random_seed(1)
     regressor = keras_albert.AlbertClassifier(
@@ -59,8 +62,7 @@ def test_classifier_config_round_trip(tiny_backbone_config):
     classifier = keras_albert.AlbertClassifier(
         _backbone(tiny_backbone_config), num_classes=3, dropout=0.2
     )
-    clone = keras_albert.AlbertClassifier.from_config(classifier.get_config())
-    assert clone.get_config() == classifier.get_config()
+    run_serialization_test(classifier)
 
 
 @pytest.mark.parametrize(
@@ -72,6 +74,7 @@ def test_bad_classifier_arguments(tiny_backbone_config, kwargs, message):
         keras_albert.AlbertClassifier(_backbone(tiny_backbone_config), **kwargs)
 
 
+@pytest.mark.large
 def test_masked_lm_learns_to_copy_neighbours(tiny_backbone_config):
     keras.utils.set_random_seed(2)
     backbone = _backbone(tiny_backbone_config)
@@ -99,6 +102,7 @@ def test_masked_lm_learns_to_copy_neighbours(tiny_backbone_config):
     assert (logits.argmax(-1) == targets).mean() > 0.5
 
 
+@pytest.mark.large
 def test_masked_lm_ignores_padded_predictions(tiny_backbone_config):
     masked_lm = keras_albert.AlbertMaskedLM(_backbone(tiny_backbone_config))
     masked_lm.compile()

@@ -42,6 +42,7 @@ def synthetic(num_examples, num_choices, seed):
     return {"context": contexts, "choices": choices}, np.array(answers)
 
 
+@pytest.mark.large
 @pytest.mark.parametrize("num_choices", [2, 5])
 def test_learns_a_synthetic_choice_task(tokenizer, tiny_backbone_config, num_choices):
     keras.utils.set_random_seed(0)

@@ -7,9 +7,7 @@ import pytest
 import tensorflow as tf
 
 from keras_albert.models.albert_backbone import AlbertBackbone
-from keras_albert.models.albert_masked_lm_preprocessor import (
-    AlbertMaskedLMPreprocessor,
-)
+from keras_albert.models.albert_masked_lm_preprocessor import AlbertMaskedLMPreprocessor
 from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
@@ -126,6 +124,7 @@ def test_empty_batches_give_zero_rows(tokenizer):
             "token_ids": (0, 8), "segment_ids": (0, 8), "padding_mask": (0, 8)}
 
 
+@pytest.mark.large
 def test_classifier_preprocessor_in_tf_data(tokenizer):
     pre = AlbertTextClassifierPreprocessor(tokenizer, sequence_length=20)
     firsts, seconds = [FIRST, "", "Emma"], [SECOND, "Emma", ""]
@@ -273,6 +272,7 @@ def test_masked_lm_rates_roughly_as_configured(tokenizer):
     assert 0.05 < kept < 0.17, kept  # 10% kept, plus random picks that hit.
 
 
+@pytest.mark.large
 def test_masked_lm_in_tf_data_has_static_shapes(tokenizer):
     pre = AlbertMaskedLMPreprocessor(
         tokenizer, sequence_length=16, mask_selection_length=5

@@ -47,6 +47,7 @@ def _backbone(vocabulary_size=80):
     )
 
 
+@pytest.mark.large
 @pytest.mark.parametrize(
     "sentence_task, sentence_metric",
     [("sop", "sentence_order"), ("nsp", "next_sentence"), ("none", None)],
@@ -91,6 +92,7 @@ def test_outputs_and_mlm_head_tied_to_word_embeddings():
     assert id(backbone.token_embedding.embeddings) in head_weights
 
 
+@pytest.mark.large
 def test_loss_ignores_padded_predictions(instance_file):
     pretrainer = AlbertPretrainer(_backbone())
     pretrainer.compile()
@@ -146,6 +148,7 @@ def test_preprocessor_is_refused_with_the_reason():
         AlbertPretrainer(_backbone(), preprocessor=object())
 
 
+@pytest.mark.large
 def test_mixed_bfloat16_trains_with_float32_logits():
     previous = keras.config.dtype_policy()
     keras.config.set_dtype_policy("mixed_bfloat16")

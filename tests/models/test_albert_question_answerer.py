@@ -101,6 +101,7 @@ def synthetic(count, seed):
     return ["which animal?"] * count, contexts, answers
 
 
+@pytest.mark.large
 def test_learns_a_synthetic_span_task(tokenizer, tiny_backbone_config):
     keras.utils.set_random_seed(0)
     backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=tokenizer.vocabulary_size()))

@@ -60,6 +60,7 @@ def test_truncated_words_get_no_label_and_bad_labels_are_refused(tokenizer, tiny
         model.preprocessor([["a", "b"]], [[1]])
 
 
+@pytest.mark.large
 def test_learns_word_labels(tokenizer, tiny_backbone_config):
     keras.utils.set_random_seed(0)
     model = tagger(tokenizer, tiny_backbone_config)

@@ -84,6 +84,7 @@ def test_texts_sit_exactly_on_and_just_past_each_edge(tokenizer, texts):
     assert tuple(packed_lengths(pre, texts)[: len(LENGTHS)]) == LENGTHS
 
 
+@pytest.mark.large
 @pytest.mark.parametrize("name", sorted(BACKBONES))
 def test_classifier_bucketed_equals_unbucketed(name, tokenizer, texts):
     pre = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=SEQUENCE_LENGTH)
@@ -110,6 +111,7 @@ def test_per_position_outputs_bucketed_equal_unbucketed(name, tokenizer, texts):
     np.testing.assert_allclose(got[real], expected[real], atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.large
 def test_bundled_student_at_every_edge():
     """The trained MobileBERT-style student, at up to 128 positions."""
     from keras_albert import datasets

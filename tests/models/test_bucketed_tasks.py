@@ -29,6 +29,7 @@ def mixed_texts(count, seed):
     return texts
 
 
+@pytest.mark.large
 def test_multiple_choice_predict_and_evaluate(parts):
     tokenizer, config = parts
     pre = keras_albert.AlbertMultipleChoicePreprocessor(tokenizer, sequence_length=64)

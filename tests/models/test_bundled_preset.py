@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 import keras_albert
 from keras_albert.models.preset_resolution import bundled_presets
 from keras_albert.models.preset_resolution import bundled_presets_dir
@@ -34,11 +36,11 @@ def test_recorded_held_out_scores():
     assert heldout["sentence_order_accuracy"] > 0.55
 
 
+@pytest.mark.large
 def test_bundled_mlm_head_fills_masks_in_held_out_text():
     """The bundled heads are trained: on Persuasion (never seen in
     pretraining) the masked-LM beats the same model with random weights."""
     import keras
-    import numpy as np
 
     from keras_albert import datasets
 

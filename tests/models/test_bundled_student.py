@@ -28,6 +28,7 @@ def test_students_are_bundled_and_at_least_4x_smaller_than_the_teacher():
         assert keras_albert.AlbertBackbone.from_preset(name).count_params() * 4 <= teacher
 
 
+@pytest.mark.large
 def test_supersense_student_classifies_held_out_glosses(supersense_student):
     """Held-out noun glosses (never used in pretraining, distillation or
     fine-tuning): far above the majority class (about 15 %)."""
@@ -48,6 +49,7 @@ def test_recorded_report_meets_the_targets():
     assert student["speedup_int8_vs_teacher"] >= 3
 
 
+@pytest.mark.large
 def test_supersense_student_exports_to_int8_tflite(supersense_student, tmp_path):
     texts, _ = datasets.load_supersense("validation", pos="n")
     report = export_tflite(supersense_student, tmp_path / "student.tflite", quantize="dynamic",

@@ -36,6 +36,7 @@ def token_lengths(task, texts):
     return np.asarray(task.preprocessor(texts)["padding_mask"]).sum(-1)
 
 
+@pytest.mark.large
 def test_one_long_text_among_many_short_ones(classifier):
     texts = texts_with_one_long()
     expected = unbucketed(classifier, "predict", texts, batch_size=8, verbose=0)

@@ -2,10 +2,9 @@
 namespaces: code written for keras-hub's ALBERT ports by changing the
 import."""
 
+import keras_hub
 import numpy as np
 import pytest
-
-import keras_hub
 
 import keras_albert
 from keras_albert import models
@@ -68,6 +67,7 @@ def _run(snippet, proto, texts):
     return scope
 
 
+@pytest.mark.large
 @pytest.mark.parametrize("library", ["keras_hub", "keras_albert"])
 def test_keras_hub_snippet_runs_with_either_import(library, sentencepiece_proto):
     texts = ["the cat sees a bird.", "emma walks to the river.",

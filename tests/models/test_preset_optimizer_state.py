@@ -3,6 +3,7 @@
 import h5py
 import keras
 import numpy as np
+import pytest
 
 import keras_albert
 
@@ -19,6 +20,7 @@ def trained_classifier(sentencepiece_proto, tiny_backbone_config):
     return classifier
 
 
+@pytest.mark.large
 def test_saved_task_weights_hold_no_optimizer_state(tmp_path, sentencepiece_proto, tiny_backbone_config, recwarn):
     classifier = trained_classifier(sentencepiece_proto, tiny_backbone_config)
     assert classifier.optimizer.variables  # Adam's moments exist
@@ -32,6 +34,7 @@ def test_saved_task_weights_hold_no_optimizer_state(tmp_path, sentencepiece_prot
     np.testing.assert_allclose(restored.predict(texts, verbose=0), classifier.predict(texts, verbose=0), atol=1e-6)
 
 
+@pytest.mark.large
 def test_presets_with_optimizer_state_still_load(tmp_path, sentencepiece_proto, tiny_backbone_config):
     classifier = trained_classifier(sentencepiece_proto, tiny_backbone_config)
     classifier.save_to_preset(str(tmp_path))

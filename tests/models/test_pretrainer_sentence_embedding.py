@@ -3,7 +3,6 @@
 import keras
 import numpy as np
 import pytest
-import tensorflow as tf
 
 import keras_albert
 from keras_albert.models.albert_pretrainer import AlbertPretrainer
@@ -33,6 +32,7 @@ def test_cosine_distance():
     np.testing.assert_allclose(keras.ops.convert_to_numpy(cosine_distance(a * 3, b)), [0.0, 1.0])
 
 
+@pytest.mark.large
 def test_learns_teacher_vectors_with_mlm_and_sop(instance_file):  # noqa: F811
     pretrainer = AlbertPretrainer(_backbone(), sentence_embedding_dim=6)
     assert sorted(pretrainer.output) == ["mlm", "sentence_embedding", "sentence_order"]

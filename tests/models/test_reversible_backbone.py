@@ -105,6 +105,7 @@ def test_backbone_option_config_and_preset_round_trip(tmp_path, tiny_backbone_co
     )
 
 
+@pytest.mark.large
 @pytest.mark.parametrize("jit_compile", [False, True])
 def test_backbone_trains_with_fit(tiny_backbone_config, jit_compile):
     backbone = keras_albert.AlbertBackbone(**tiny_backbone_config, reversible=True, **LSH)

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import keras_albert
+from tests.harness import run_preset_round_trip
+from tests.harness import run_task_test
 
 
 @pytest.fixture(scope="module")
@@ -72,12 +74,26 @@ def test_masked_lm_preset_round_trip(tmp_path, sentencepiece_proto, tiny_backbon
         **dict(tiny_backbone_config, vocabulary_size=tokenizer.vocabulary_size())
     )
     masked_lm = keras_albert.AlbertMaskedLM(backbone, preprocessor=preprocessor)
-    masked_lm.save_to_preset(str(tmp_path))
-    restored = keras_albert.AlbertMaskedLM.from_preset(str(tmp_path))
     x = {
         "token_ids": np.array([[2, 10, 4, 11, 3]], "int32"),
         "segment_ids": np.zeros((1, 5), "int32"),
         "padding_mask": np.ones((1, 5), "int32"),
         "mask_positions": np.array([[2]], "int32"),
     }
-    np.testing.assert_allclose(restored(x), masked_lm(x), atol=1e-6)
+    run_preset_round_trip(masked_lm, tmp_path, x)
+
+
+@pytest.mark.large
+def test_classifier_task_contract(sentencepiece_proto, tiny_backbone_config):
+    # predict/fit on raw strings, on tf.data and with preprocessing split
+    # out; serialization; compile=False refuses to fit.
+    tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
+    init_kwargs = dict(
+        backbone=keras_albert.AlbertBackbone(
+            **dict(tiny_backbone_config, vocabulary_size=tokenizer.vocabulary_size())
+        ),
+        num_classes=3,
+        preprocessor=keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16),
+    )
+    train_data = (["the cat sleeps", "a dog runs", "emma walks", ""], np.array([0, 1, 2, 0]))
+    run_task_test(keras_albert.AlbertClassifier, init_kwargs, train_data, (4, 3))

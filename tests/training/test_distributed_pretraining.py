@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 WORKER = pathlib.Path(__file__).with_name("distributed_pretraining_worker.py")
 ROOT = WORKER.parents[2]
@@ -31,6 +32,7 @@ def _free_ports(count):
     return ports
 
 
+@pytest.mark.large
 def test_mirrored_two_logical_cpus_trains(tmp_path):
     """XLA on CPU cannot run several replicas (see `xla_supported`); the
     step runs as a graph function there."""
@@ -69,6 +71,7 @@ def _run_two_workers(tmp_path, **env):
     return [worker.returncode for worker in workers], logs
 
 
+@pytest.mark.large
 def test_multi_worker_two_processes_train_in_lock_step(tmp_path):
     codes, logs = _run_two_workers(tmp_path)
     for code, log in zip(codes, logs):
@@ -84,6 +87,7 @@ def test_multi_worker_two_processes_train_in_lock_step(tmp_path):
 
 
 
+@pytest.mark.large
 def test_unpatched_keras_still_fails_multi_worker(tmp_path):
     """When this fails, Keras fixed #20585: drop keras_distribution_fixes."""
     codes, logs = _run_two_workers(tmp_path, UNPATCHED_KERAS="1")

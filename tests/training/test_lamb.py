@@ -198,6 +198,7 @@ def test_keras_exclude_hook_extends_the_list():
     assert optimizer.uses_weight_decay(model.get_layer("dense").kernel)
 
 
+@pytest.mark.large
 def test_fit_with_jit_compile_reduces_the_loss():
     keras.utils.set_random_seed(2)
     model = _model()
@@ -208,6 +209,7 @@ def test_fit_with_jit_compile_reduces_the_loss():
     assert history[-1] < 0.5 * history[0]
 
 
+@pytest.mark.large
 def test_mixed_bfloat16_trains_with_float32_state():
     keras.utils.set_random_seed(3)
     model = _model(dtype="mixed_bfloat16")
@@ -355,6 +357,7 @@ def _run_subprocess(script):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.large
 def test_mirrored_strategy_on_two_cpus_equals_single_device():
     out = _run_subprocess(_MIRRORED_SCRIPT)
     assert out["replicas"] == 2

@@ -36,6 +36,7 @@ def _weights(model):
     return [w.numpy() for w in model.weights]
 
 
+@pytest.mark.large
 def test_resumed_run_equals_uninterrupted_run(tmp_path):
     straight = _model()
     resumable_fit(straight, _stream, 12, tmp_path / "straight", 3, verbose=0)

@@ -239,6 +239,7 @@ def _run_subprocess(script):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.large
 def test_mirrored_on_two_logical_cpus():
     out = _run_subprocess(
         """
@@ -269,6 +270,7 @@ def test_mirrored_on_two_logical_cpus():
     assert out["total"] == 3.0  # 1 + 2: both replicas ran.
 
 
+@pytest.mark.large
 def test_multi_worker_without_tf_config_is_one_local_worker():
     out = _run_subprocess(
         """
