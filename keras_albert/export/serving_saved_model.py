@@ -33,11 +33,11 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the SentencePiece op)
 
-from keras_albert.utils.atomic_directory import atomic_directory
-from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.models.length_buckets import check_buckets
 from keras_albert.models.length_buckets import unbucketed
 from keras_albert.models.serving_signature import check_serving_preprocessor
+from keras_albert.utils.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import check_replaceable
 
 PARITY_TOLERANCE = 1e-5
 

@@ -5,22 +5,20 @@ import tensorflow as tf
 from keras_hub.models import TextClassifier
 
 from keras_albert.layers.initializers import albert_kernel_initializer
-from keras_albert.utils.validation import check_positive_int
-from keras_albert.utils.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
-from keras_albert.models.jit_default import default_jit_compile
-from keras_albert.models.input_validation import check_class_labels
-from keras_albert.models.input_validation import check_regression_targets
-from keras_albert.models.input_validation import check_same_count
-from keras_albert.models.input_validation import TokenFeatureChecksMixin
-from keras_albert.models.input_validation import array_shape
-from keras_albert.models.input_validation import check_not_one_hot
-from keras_albert.models.input_validation import uses_sparse_labels
-from keras_albert.models.input_validation import with_label_checks
-from keras_albert.models.length_buckets import LengthBucketedMixin
 from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
+from keras_albert.models.input_validation import TokenFeatureChecksMixin
+from keras_albert.models.input_validation import array_shape
+from keras_albert.models.input_validation import check_class_labels
+from keras_albert.models.input_validation import check_not_one_hot
+from keras_albert.models.input_validation import check_regression_targets
+from keras_albert.models.input_validation import check_same_count
+from keras_albert.models.input_validation import uses_sparse_labels
+from keras_albert.models.input_validation import with_label_checks
+from keras_albert.models.jit_default import default_jit_compile
+from keras_albert.models.length_buckets import LengthBucketedMixin
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.serving_signature import ServingSignature
 from keras_albert.models.serving_signature import check_serving_preprocessor
@@ -28,6 +26,8 @@ from keras_albert.models.serving_signature import float32_logits
 from keras_albert.models.serving_signature import logit_outputs
 from keras_albert.models.serving_signature import pooled_logits
 from keras_albert.models.serving_signature import string_spec
+from keras_albert.utils.validation import check_positive_int
+from keras_albert.utils.validation import check_rate
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")

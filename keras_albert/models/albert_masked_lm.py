@@ -6,9 +6,7 @@ import keras
 from keras_hub.models import MaskedLM
 
 from keras_albert.models.albert_backbone import AlbertBackbone
-from keras_albert.models.albert_masked_lm_preprocessor import (
-    AlbertMaskedLMPreprocessor,
-)
+from keras_albert.models.albert_masked_lm_preprocessor import AlbertMaskedLMPreprocessor
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.preset_resolution import resolve_preset
 from keras_albert.models.tied_masked_lm import load_masked_lm_head_weights

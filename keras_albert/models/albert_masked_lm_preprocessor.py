@@ -4,16 +4,16 @@ import keras
 from keras_hub.models import MaskedLMPreprocessor
 from keras_hub.tokenizers import Tokenizer
 
-from keras_albert.utils.validation import check_positive_int
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin
-from keras_albert.utils.validation import check_sequence_length
 from keras_albert.models.preprocessor_inputs import check_truncate
 from keras_albert.models.preprocessor_inputs import int32_padding_mask
 from keras_albert.models.preprocessor_inputs import text_pair_as_segments
 from keras_albert.models.preprocessor_inputs import with_static_batch_size
 from keras_albert.models.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.validation import check_positive_int
+from keras_albert.utils.validation import check_sequence_length
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")

@@ -7,17 +7,16 @@ from keras_hub.models import Task
 from keras_albert.layers.choice_reshaping import ChoiceScores
 from keras_albert.layers.choice_reshaping import FlattenChoices
 from keras_albert.layers.initializers import albert_kernel_initializer
-from keras_albert.utils.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_multiple_choice_preprocessor import (
+    AlbertMultipleChoicePreprocessor,
+)
 from keras_albert.models.input_validation import TokenFeatureChecksMixin
 from keras_albert.models.input_validation import check_class_labels
 from keras_albert.models.input_validation import check_same_count
 from keras_albert.models.input_validation import choice_count
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import LengthBucketedMixin
-from keras_albert.models.albert_multiple_choice_preprocessor import (
-    AlbertMultipleChoicePreprocessor,
-)
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.serving_signature import ServingSignature
 from keras_albert.models.serving_signature import check_serving_preprocessor
@@ -25,6 +24,7 @@ from keras_albert.models.serving_signature import float32_logits
 from keras_albert.models.serving_signature import logit_outputs
 from keras_albert.models.serving_signature import pooled_logits
 from keras_albert.models.serving_signature import string_spec
+from keras_albert.utils.validation import check_rate
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")

@@ -7,11 +7,11 @@ from keras_hub.models import Task
 
 from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.models.albert_backbone import AlbertBackbone
-from keras_albert.models.input_validation import TokenFeatureChecksMixin
-from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.albert_question_answerer_preprocessor import (
     AlbertQuestionAnswererPreprocessor,
 )
+from keras_albert.models.input_validation import TokenFeatureChecksMixin
+from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import DEFAULT_BUCKETS
 from keras_albert.models.length_buckets import check_buckets
 from keras_albert.models.length_buckets import predict_packed

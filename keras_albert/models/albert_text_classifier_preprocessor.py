@@ -7,7 +7,6 @@ from keras_hub.tokenizers import Tokenizer
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin
-from keras_albert.utils.validation import check_sequence_length
 from keras_albert.models.preprocessor_inputs import check_text_segments
 from keras_albert.models.preprocessor_inputs import check_truncate
 from keras_albert.models.preprocessor_inputs import empty_packed_batch
@@ -16,6 +15,7 @@ from keras_albert.models.preprocessor_inputs import is_empty_list_batch
 from keras_albert.models.preprocessor_inputs import text_pair_as_segments
 from keras_albert.models.preprocessor_inputs import with_static_batch_size
 from keras_albert.models.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.validation import check_sequence_length
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")

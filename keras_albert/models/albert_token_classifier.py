@@ -6,16 +6,14 @@ import tensorflow as tf
 from keras_hub.models import Task
 
 from keras_albert.layers.initializers import albert_kernel_initializer
-from keras_albert.utils.validation import check_positive_int
-from keras_albert.utils.validation import check_rate
 from keras_albert.models.albert_backbone import AlbertBackbone
-from keras_albert.models.input_validation import TokenFeatureChecksMixin
-from keras_albert.models.input_validation import check_word_labels
-from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.albert_token_classifier_preprocessor import (
     AlbertTokenClassifierPreprocessor,
 )
 from keras_albert.models.albert_token_classifier_preprocessor import word_label_dataset
+from keras_albert.models.input_validation import TokenFeatureChecksMixin
+from keras_albert.models.input_validation import check_word_labels
+from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import DEFAULT_BUCKETS
 from keras_albert.models.length_buckets import PackedInputsMixin
 from keras_albert.models.length_buckets import check_buckets
@@ -25,6 +23,8 @@ from keras_albert.models.serving_signature import ServingSignature
 from keras_albert.models.serving_signature import check_serving_preprocessor
 from keras_albert.models.serving_signature import float32_logits
 from keras_albert.models.serving_signature import string_spec
+from keras_albert.utils.validation import check_positive_int
+from keras_albert.utils.validation import check_rate
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")

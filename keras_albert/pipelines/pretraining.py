@@ -36,8 +36,8 @@ from keras_albert.data.documents import read_documents
 from keras_albert.data.pretraining_instances import create_pretraining_instances
 from keras_albert.data.pretraining_tfrecords import pretraining_dataset
 from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
-from keras_albert.data.teacher_embeddings import TeacherEmbeddings
 from keras_albert.data.sentencepiece_training import train_sentencepiece
+from keras_albert.data.teacher_embeddings import TeacherEmbeddings
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
 from keras_albert.models.albert_pretrainer import AlbertPretrainer
@@ -48,8 +48,6 @@ from keras_albert.models.albert_text_classifier_preprocessor import (
 )
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preset_resolution import resolve_preset
-from keras_albert.utils.atomic_directory import atomic_directory
-from keras_albert.utils.atomic_file import write_file_atomically
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.training_curves import plot_pretraining_curve
 from keras_albert.training.curve_log import CurveLog
@@ -60,6 +58,8 @@ from keras_albert.training.schedules import WarmupLinearDecay
 from keras_albert.training.strategy import configure_precision
 from keras_albert.training.strategy import resolve_strategy
 from keras_albert.training.strategy import xla_supported
+from keras_albert.utils.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_file import write_file_atomically
 
 # Settings that shape the data; a re-run with other values must not reuse it.
 DATA_SETTINGS = (

@@ -15,8 +15,8 @@ import sys
 
 import keras
 
-from keras_albert.pipelines import pretraining as pretraining_pipeline
 from keras_albert.cli.main import main
+from keras_albert.pipelines import pretraining as pretraining_pipeline
 
 
 class _KillAtStep(keras.callbacks.Callback):

@@ -9,8 +9,8 @@ import pytest
 
 import keras_albert
 from keras_albert.cli import export_command
-from keras_albert.pipelines import finetuning
 from keras_albert.cli.main import main
+from keras_albert.pipelines import finetuning
 from tests.conftest import _WORDS
 
 

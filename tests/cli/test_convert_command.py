@@ -4,6 +4,7 @@ leave nothing behind."""
 import json
 
 import numpy as np
+import pytest
 import transformers
 
 from keras_albert.cli.main import main
@@ -15,6 +16,7 @@ from tests.convert.hf_reference import our_outputs
 from tests.convert.test_tf1_checkpoint import write_release
 
 
+@pytest.mark.large
 def test_tf1_to_keras_albert_to_hf_and_keras_hub(tmp_path, sentencepiece_proto, capsys):
     model = hf_model(groups=1, inner=1, layers=2)
     release = write_release(tmp_path / "release", model, sentencepiece_proto)

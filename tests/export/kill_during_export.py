@@ -6,9 +6,9 @@ import signal
 import sys
 
 import keras_albert
+from keras_albert.data.sentencepiece_training import train_sentencepiece
 from keras_albert.export import serving_saved_model
 from tests.conftest import synthetic_sentences
-from keras_albert.data.sentencepiece_training import train_sentencepiece
 
 
 def kill_now(*args, **kwargs):

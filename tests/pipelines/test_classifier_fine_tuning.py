@@ -29,6 +29,7 @@ def test_bad_recipe_is_named(field, value, message):
         recipe.check()
 
 
+@pytest.mark.large
 def test_recipe_learns_and_restores_the_best_epoch(sentencepiece_proto):
     keras.utils.set_random_seed(0)
     tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)

@@ -31,6 +31,7 @@ def settings(tmp_path_factory, sentencepiece_proto):
     )
 
 
+@pytest.mark.large
 def test_run_distillation_with_python_values_and_tensorboard_logs(settings, tmp_path):
     output = tmp_path / "run"
     # A dict student config and a dict layer map: no JSON strings needed.
@@ -41,6 +42,7 @@ def test_run_distillation_with_python_values_and_tensorboard_logs(settings, tmp_
     assert sorted((output / "logs" / "final").rglob("events.out.tfevents.*"))
 
 
+@pytest.mark.large
 def test_tensorboard_off_writes_no_logs(settings, tmp_path):
     output = tmp_path / "run"
     run_distillation(dataclasses.replace(settings, output=str(output), tensorboard=False, train_steps=1))

@@ -9,8 +9,8 @@ import pytest
 import keras_albert
 from keras_albert.pipelines import FINETUNING_TASKS
 from keras_albert.pipelines import FinetuneSettings
-from keras_albert.pipelines import make_task
 from keras_albert.pipelines import finetuning
+from keras_albert.pipelines import make_task
 from keras_albert.pipelines import run_finetuning
 from tests.conftest import _WORDS
 
@@ -46,6 +46,7 @@ def _event_files(directory):
     return sorted(p for p in directory.rglob("events.out.tfevents.*"))
 
 
+@pytest.mark.large
 def test_run_finetuning_returns_metrics_and_writes_tensorboard_logs(settings, tmp_path):
     metrics = run_finetuning(settings)
     output = tmp_path / "out"

@@ -38,6 +38,7 @@ def test_missing_matplotlib_names_the_extra(without_matplotlib, tmp_path):
     assert not (tmp_path / "curves.png").exists()
 
 
+@pytest.mark.large
 def test_package_import_does_not_need_the_optional_extras():
     import subprocess
 

@@ -6,8 +6,8 @@ import pathlib
 import numpy as np
 
 import keras_albert
-from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
 from keras_albert.data.pretraining_instances import PretrainingInstance
+from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location(
