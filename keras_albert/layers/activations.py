@@ -28,7 +28,8 @@ def get_activation(activation):
     """Returns a callable for a name in `_ACTIVATION_ALIASES` or a callable."""
     if callable(activation):
         return activation
-    if activation in _ACTIVATION_ALIASES:
+    # A list or dict from a hostile config is unhashable: refuse it by type.
+    if isinstance(activation, str) and activation in _ACTIVATION_ALIASES:
         return _ACTIVATION_ALIASES[activation]
     raise ValueError(
         "`activation` must be a callable or one of "

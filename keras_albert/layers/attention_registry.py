@@ -16,7 +16,7 @@ def available_attention():
 
 def make_attention(attention, **kwargs):
     """Builds the attention layer named `attention` with `kwargs`."""
-    if attention not in _ATTENTION_LAYERS:
+    if not isinstance(attention, str) or attention not in _ATTENTION_LAYERS:
         raise ValueError(
             f"`attention` must be one of {available_attention()}. "
             f"Received: attention={attention!r}"

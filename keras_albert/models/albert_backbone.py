@@ -16,10 +16,11 @@ from keras_albert.utils.validation import check_choice
 # Span QA, token classification and masked-LM tasks read only the sequence
 # output, so the pooler gets no gradient and Keras warns on every training
 # step; nothing a user can act on. Only a warning naming the pooler's two
-# variables and nothing else is silenced.
+# variables (`pooled_dense` in keras-hub's backbones) is silenced.
 POOLER_WITHOUT_GRADIENT = (
     r"Gradients do not exist for variables "
-    r"\['[^']*pooler/dense/kernel', '[^']*pooler/dense/bias'\] "
+    r"\['[^']*(?:pooler/dense|pooled_dense)/kernel', "
+    r"'[^']*(?:pooler/dense|pooled_dense)/bias'\] "
 )
 warnings.filterwarnings("ignore", message=POOLER_WITHOUT_GRADIENT)
 

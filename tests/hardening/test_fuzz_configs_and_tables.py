@@ -92,3 +92,14 @@ def test_hostile_table_is_examples_or_a_task_file_error(tmp_path_factory, table,
         # Quoted cells read back exactly, whatever they hold.
         expected = [row for row in table if row and any(row)]
         assert [[t, l] for t, l in zip(examples.texts, examples.labels)] == [r for r in expected if len(r) == 2]
+
+
+@pytest.mark.parametrize("key", ["attention", "activation"])
+@pytest.mark.parametrize("value", [[], {}, ["full"]])
+def test_unhashable_names_in_a_config_are_a_value_error(key, value):
+    # Found by the hypothesis test above: a list where a name belongs
+    # raised TypeError (unhashable) instead of a ValueError naming the key.
+    with pytest.raises(ValueError, match=key):
+        keras_albert.AlbertBackbone(
+            vocabulary_size=30, num_layers=1, num_heads=2, embedding_dim=8,
+            hidden_dim=8, intermediate_dim=16, **{key: value})

@@ -50,6 +50,8 @@ def test_only_the_pooler_warning_is_silenced():
     tail = " when minimizing the loss."
     assert re.match(POOLER_WITHOUT_GRADIENT, "Gradients do not exist for variables "
                     "['pooler/dense/kernel', 'pooler/dense/bias']" + tail)
+    assert re.match(POOLER_WITHOUT_GRADIENT, "Gradients do not exist for variables "
+                    "['pooled_dense/kernel', 'pooled_dense/bias']" + tail)
     for other in (["dense/kernel"], ["head/kernel", "pooler/dense/kernel", "pooler/dense/bias"],
                   ["pooler/dense/kernel", "pooler/dense/bias", "head/bias"]):
         assert not re.match(POOLER_WITHOUT_GRADIENT, f"Gradients do not exist for variables {other}" + tail)
