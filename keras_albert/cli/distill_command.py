@@ -17,6 +17,7 @@ none).
 import dataclasses
 
 from keras_albert.cli.flag_choices import STRATEGY_NAMES
+from keras_albert.cli.flag_types import add_tensorboard_flags
 from keras_albert.cli.flag_types import boolean_flag
 from keras_albert.pipelines.distillation_settings import DistillationSettings
 
@@ -58,10 +59,7 @@ def add_arguments(parser):
     add("--jit_compile", type=boolean_flag, default=defaults.jit_compile, help="XLA (faster on CPU too)")
     add("--strategy", choices=STRATEGY_NAMES, default=defaults.strategy)
     add("--seed", type=int, default=defaults.seed)
-    add("--tensorboard", type=boolean_flag, default=defaults.tensorboard,
-        help="write TensorBoard logs to OUTPUT/logs (default true)")
-    add("--no_tensorboard", dest="tensorboard", action="store_false",
-        help="same as --tensorboard=false")
+    add_tensorboard_flags(add, defaults.tensorboard)
 
 
 def settings_from_flags(args):

@@ -25,7 +25,7 @@ the teacher labels:
 import dataclasses
 
 from keras_albert.cli.flag_choices import STRATEGY_NAMES
-from keras_albert.cli.flag_types import boolean_flag
+from keras_albert.cli.flag_types import add_tensorboard_flags
 from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
 from keras_albert.pipelines.finetuning_settings import FinetuneSettings
 
@@ -56,10 +56,7 @@ def add_arguments(parser):
     add("--warmup_fraction", type=float, default=defaults.warmup_fraction)
     add("--strategy", choices=STRATEGY_NAMES, default=defaults.strategy)
     add("--seed", type=int, default=defaults.seed)
-    add("--tensorboard", type=boolean_flag, default=defaults.tensorboard,
-        help="write TensorBoard logs to OUTPUT/logs (default true)")
-    add("--no_tensorboard", dest="tensorboard", action="store_false",
-        help="same as --tensorboard=false")
+    add_tensorboard_flags(add, defaults.tensorboard)
     distill = parser.add_argument_group(
         "task distillation (classification): learn a fine-tuned teacher's predictions")
     distill.add_argument("--teacher", default=defaults.teacher,
