@@ -28,7 +28,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 READMES = ("README.md", "benchmarks/README.md")
 
 SOURCED = re.compile(
-    r"(?P<figure>-?\d[\d,]*(?:\.\d+)?)\s*(?:%|x|ms|MiB|GFLOP/s)?\**\s*"
+    r"(?P<figure>-?\d[\d,]*(?:\.\d+)?)\s*(?:%|x|ms|MiB|GFLOP/s|s)?\**\s*"
     r"<!-- source: (?P<file>[^#\s]+)#(?P<key>[^*\n]+?)(?:\*(?P<scale>-?[\d.]+))? -->"
 )
 UNRECORDED = re.compile(r"<!-- unrecorded: (?P<command>[^>]+?) -->")
