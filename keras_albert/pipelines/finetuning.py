@@ -119,6 +119,12 @@ def with_teacher_targets(settings, task, train):
             f"`--teacher` predicts {teacher.num_classes} classes; the training file has "
             f"{len(task.label_set)} labels {list(task.label_set)}."
         )
+    if teacher.label_names is not None and list(teacher.label_names) != list(task.label_set):
+        # Same count, other meaning: class id i would be another class.
+        raise ValueError(
+            f"`--teacher` names its classes {teacher.label_names}; the training file's labels, "
+            f"in class-id order, are {list(task.label_set)}."
+        )
     x, y = train
     if settings.transfer_texts:
         if isinstance(x, tuple):
