@@ -146,6 +146,11 @@ def _task(settings):
     )
 
 
+def _count(data):
+    """Examples read by a task's `read`: (x, y) pairs or a list of examples."""
+    return len(data[1]) if isinstance(data, tuple) else len(data)
+
+
 def _tensorboard(settings, output):
     """Keras's TensorBoard callback (training) and a writer for the
     evaluation scores, both under OUTPUT/logs; (None, None) when off."""
@@ -214,6 +219,12 @@ def run_finetuning(settings):
         "best": best,
         "history": history,
         "labels": getattr(task, "label_set", None),
+        # What it was trained and scored on (model cards quote it).
+        "data": {
+            "train": settings.train, "eval": settings.eval,
+            "train_examples": _count(train), "eval_examples": _count(evaluation),
+            "glue_task": settings.glue_task, "tfds": settings.tfds,
+        },
     }
     with atomic_directory(output / "preset") as staging:
         model.save_to_preset(staging)
