@@ -71,9 +71,11 @@ def tfidf_accuracy(data):
         return None
 
 
-def classifier_from(backbone, preprocessor, num_classes):
+def classifier_from(backbone, preprocessor, num_classes, label_names=None):
+    # The class names travel with the model: presets and the serving
+    # SavedModel (its `labels` output) keep them.
     return keras_albert.AlbertClassifier(
-        backbone, num_classes=num_classes, preprocessor=preprocessor
+        backbone, num_classes=num_classes, preprocessor=preprocessor, label_names=label_names
     )
 
 
@@ -107,7 +109,7 @@ def main():
     log(f"1/4 loading the pretrained preset {args.preset!r}")
     keras.utils.set_random_seed(args.seed)
     pretrained = classifier_from(
-        keras_albert.AlbertBackbone.from_preset(args.preset), preprocessor, len(labels)
+        keras_albert.AlbertBackbone.from_preset(args.preset), preprocessor, len(labels), labels
     )
     log(f"    {pretrained.backbone.count_params():,} backbone parameters")
 
@@ -119,7 +121,7 @@ def main():
     keras.utils.set_random_seed(args.seed)
     config = keras_albert.AlbertBackbone.from_preset(args.preset).get_config()
     scratch = classifier_from(
-        keras_albert.AlbertBackbone.from_config(config), preprocessor, len(labels)
+        keras_albert.AlbertBackbone.from_config(config), preprocessor, len(labels), labels
     )
     scratch_accuracy = train_and_evaluate(scratch, data, args)
     log(f"    held-out accuracy {scratch_accuracy:.3f}")
@@ -134,10 +136,10 @@ def main():
     )
     pretrained.save_to_preset(str(output / "preset"))
     serve = tf.saved_model.load(str(serving_path)).signatures["serving_default"]
-    probabilities = serve(text=tf.constant(NEW_TEXTS))["probabilities"].numpy()
+    served = serve(text=tf.constant(NEW_TEXTS))
     predictions = [
-        {"text": text, "supersense": labels[int(p.argmax())], "probability": float(p.max())}
-        for text, p in zip(NEW_TEXTS, probabilities)
+        {"text": text, "supersense": name.decode(), "probability": float(p.max())}
+        for text, name, p in zip(NEW_TEXTS, served["labels"].numpy(), served["probabilities"].numpy())
     ]
 
     report = {

@@ -128,7 +128,7 @@ def main():
         preprocessor = keras_albert.AlbertTextClassifierPreprocessor.from_preset(
             preset, sequence_length=args.sequence_length)
         backbone = keras_albert.AlbertBackbone.from_preset(preset)
-        classifier = qs.classifier_from(backbone, preprocessor, len(labels))
+        classifier = qs.classifier_from(backbone, preprocessor, len(labels), labels)
         fit_started = time.time()
         if method == "teacher":
             transfer = transfer_set(data)

@@ -16,6 +16,10 @@ The preprocessor maps strings to those inputs:
     preprocessor.tokenize(strings) -> ragged token ids
     preprocessor.bert_pack_inputs([tokens_a, (tokens_b)], seq_length) -> encoder inputs
 
+A classifier's `label_names`, when it has them, are written beside the
+modules as `labels.txt` (line i names class id i); the modules themselves
+hold the encoder only, not the classification head.
+
 The encoder recomputes ALBERT in plain TensorFlow on its own variables
 (copied from the Keras model); the export checks it against the Keras model
 before the directory is renamed into place. The Model Garden layout has one
@@ -33,6 +37,7 @@ import tensorflow_text
 from keras_albert.convert.tf1_names import get_model_weights
 from keras_albert.convert.tfhub_module import HUB_MLM_NAMES
 from keras_albert.convert.tfhub_module import HUB_NAMES
+from keras_albert.export.label_file import write_label_file
 from keras_albert.models.albert_tokenizer import albert_normalize_text
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
@@ -253,7 +258,9 @@ def export_tfhub(model, vocabulary, directory, overwrite=False):
     """Writes `directory/encoder` and `directory/preprocessor`; returns the parity measured.
 
     Args:
-        model: an `AlbertBackbone`, or an `AlbertPretrainer` (adds `mlm`).
+        model: an `AlbertBackbone`, an `AlbertPretrainer` (adds `mlm`), or
+            a task (its backbone is exported; its `label_names`, if any, go
+            to `directory/labels.txt`).
         vocabulary: SentencePiece model bytes (the preprocessor's vocabulary).
         directory: output directory; replaced only after the check passed,
             and only if it is empty or holds an earlier TF-Hub export.
@@ -262,7 +269,8 @@ def export_tfhub(model, vocabulary, directory, overwrite=False):
     backbone = getattr(model, "backbone", model)
     check_hub_exportable(backbone)
     directory = check_replaceable(directory, "tfhub_modules", overwrite, name="directory")
-    weights = get_model_weights(model)
+    # The MLM head comes with a pretrainer; of any other task, the backbone.
+    weights = get_model_weights(model if hasattr(model, "masked_lm_head") else backbone)
     with atomic_directory(directory, "tfhub_modules", overwrite) as staging:
         staging = pathlib.Path(staging)
         encoder = HubEncoder(backbone, weights, with_mlm=hasattr(model, "masked_lm_head"))
@@ -272,5 +280,8 @@ def export_tfhub(model, vocabulary, directory, overwrite=False):
         preprocessor = HubPreprocessor(str(vocabulary_file))
         tf.saved_model.save(preprocessor, str(staging / "preprocessor"))
         vocabulary_file.unlink()
+        label_names = getattr(model, "label_names", None)
+        if label_names:
+            write_label_file(staging, label_names)
         difference = _check_encoder(staging / "encoder", backbone)
     return difference

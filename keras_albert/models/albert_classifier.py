@@ -18,6 +18,9 @@ from keras_albert.models.input_validation import check_same_count
 from keras_albert.models.input_validation import uses_sparse_labels
 from keras_albert.models.input_validation import with_label_checks
 from keras_albert.models.jit_default import default_jit_compile
+from keras_albert.models.label_names import LabelNamesMixin
+from keras_albert.models.label_names import argmax_label_names
+from keras_albert.models.label_names import check_label_names
 from keras_albert.models.length_buckets import LengthBucketedMixin
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.serving_signature import ServingSignature
@@ -32,7 +35,7 @@ from keras_albert.utils.validation import check_rate
 
 @keras.saving.register_keras_serializable(package="keras_albert")
 class AlbertClassifier(
-    TokenFeatureChecksMixin, LengthBucketedMixin, PresetResolutionMixin, TextClassifier
+    LabelNamesMixin, TokenFeatureChecksMixin, LengthBucketedMixin, PresetResolutionMixin, TextClassifier
 ):
     """ALBERT with a dense layer on the pooled ([CLS]) output.
 
@@ -48,6 +51,10 @@ class AlbertClassifier(
         activation: None (logits) or an activation name for the outputs.
         dropout: float, dropout on the pooled output (0.1 as Google's
             fine-tuning code).
+        label_names: None or a list of `num_classes` distinct strings, the
+            name of each class id. Saved in the config (and so in presets);
+            the serving SavedModel then outputs the predicted name as
+            `labels`. Not for regressors.
 
     Example:
     >>> classifier = keras_albert.AlbertClassifier.from_preset(
@@ -72,10 +79,12 @@ class AlbertClassifier(
         preprocessor=None,
         activation=None,
         dropout=0.1,
+        label_names=None,
         **kwargs,
     ):
         check_positive_int("num_classes", num_classes)
         check_rate("dropout", dropout)
+        label_names = check_label_names(label_names, num_classes, regression=num_classes == 1)
         # Read by `compile`, which keras-hub's Task calls inside __init__.
         self.num_classes = num_classes
 
@@ -104,6 +113,7 @@ class AlbertClassifier(
         # === Config ===
         self.activation = keras.activations.get(activation)
         self.dropout = dropout
+        self.label_names = label_names
 
     def _check_labels(self, x, y):
         if y is None:
@@ -145,7 +155,8 @@ class AlbertClassifier(
 
     def serving_signature(self, check_texts, length_buckets=None, pair=False):
         """Raw-string serving: `text` (and `text_pair` with `pair`) ->
-        `logits` and, unless regressing, `probabilities`.
+        `logits` and, unless regressing, `probabilities`; with
+        `label_names`, also `labels` (the name of the argmax class).
 
         Each example runs at the smallest of `length_buckets` that holds it
         (None: at the preprocessor's full length); `check_texts` make the
@@ -158,9 +169,16 @@ class AlbertClassifier(
         logits_of = pooled_logits(
             self, length_buckets, lambda features: tf.zeros([0, self.num_classes], tf.float32)
         )
+
+        def outputs(features):
+            served = logit_outputs(logits_of(features), self.is_regression)
+            if self.label_names:
+                served["labels"] = argmax_label_names(served["logits"], self.label_names)
+            return served
+
         if pair:
             def serve_pairs(text, text_pair):
-                return logit_outputs(logits_of(preprocessor(x=(text, text_pair))), self.is_regression)
+                return outputs(preprocessor(x=(text, text_pair)))
 
             return ServingSignature(
                 [string_spec("text"), string_spec("text_pair")],
@@ -170,7 +188,7 @@ class AlbertClassifier(
             )
 
         def serve(text):
-            return logit_outputs(logits_of(preprocessor(text)), self.is_regression)
+            return outputs(preprocessor(text))
 
         return ServingSignature(
             [string_spec("text")],
@@ -186,6 +204,7 @@ class AlbertClassifier(
                 "num_classes": self.num_classes,
                 "activation": keras.activations.serialize(self.activation),
                 "dropout": self.dropout,
+                "label_names": self.label_names,
             }
         )
         return config

@@ -14,6 +14,9 @@ from keras_albert.models.albert_token_classifier_preprocessor import word_label_
 from keras_albert.models.input_validation import TokenFeatureChecksMixin
 from keras_albert.models.input_validation import check_word_labels
 from keras_albert.models.jit_default import default_jit_compile
+from keras_albert.models.label_names import LabelNamesMixin
+from keras_albert.models.label_names import argmax_label_names
+from keras_albert.models.label_names import check_label_names
 from keras_albert.models.length_buckets import DEFAULT_BUCKETS
 from keras_albert.models.length_buckets import PackedInputsMixin
 from keras_albert.models.length_buckets import check_buckets
@@ -28,11 +31,15 @@ from keras_albert.utils.validation import check_rate
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertTokenClassifier(TokenFeatureChecksMixin, PackedInputsMixin, PresetResolutionMixin, Task):
+class AlbertTokenClassifier(
+    LabelNamesMixin, TokenFeatureChecksMixin, PackedInputsMixin, PresetResolutionMixin, Task
+):
     """Per-piece logits [batch, sequence, num_classes] on the sequence output.
 
     Trained on the first piece of each word (the preprocessor's
     `sample_weight`); `predict_word_labels` maps predictions back to words.
+    `label_names` (None or `num_classes` distinct strings, the name of each
+    class id) is saved in the config and served as `labels`.
 
     Example:
     >>> tagger = keras_albert.AlbertTokenClassifier.from_preset(
@@ -50,9 +57,10 @@ class AlbertTokenClassifier(TokenFeatureChecksMixin, PackedInputsMixin, PresetRe
     # holds it (only real positions are read, so labels are unchanged).
     length_buckets = DEFAULT_BUCKETS
 
-    def __init__(self, backbone, num_classes, preprocessor=None, dropout=0.1, **kwargs):
+    def __init__(self, backbone, num_classes, preprocessor=None, dropout=0.1, label_names=None, **kwargs):
         check_positive_int("num_classes", num_classes)
         check_rate("dropout", dropout)
+        label_names = check_label_names(label_names, num_classes)
         # === Layers ===
         self.backbone = backbone
         self.preprocessor = preprocessor
@@ -75,6 +83,7 @@ class AlbertTokenClassifier(TokenFeatureChecksMixin, PackedInputsMixin, PresetRe
         # === Config ===
         self.num_classes = num_classes
         self.dropout = dropout
+        self.label_names = label_names
 
     def _check_labels(self, x, y):
         if y is not None:
@@ -127,7 +136,9 @@ class AlbertTokenClassifier(TokenFeatureChecksMixin, PackedInputsMixin, PresetRe
     def serving_signature(self, check_texts, length_buckets=None, pair=False):
         """Raw-string serving: `text` (split on whitespace) -> per-position
         `logits`, `predictions` and `word_ids` (the word each position
-        starts, -1 elsewhere), at the preprocessor's full length.
+        starts, -1 elsewhere), at the preprocessor's full length; with
+        `label_names`, also `labels` (the predicted name at each word's
+        first position, "" elsewhere).
 
         `check_texts` make the example inputs; `length_buckets` and `pair`
         are unused (outputs are per position, the input is one text).
@@ -139,11 +150,16 @@ class AlbertTokenClassifier(TokenFeatureChecksMixin, PackedInputsMixin, PresetRe
 
         def serve(text):
             logits = tf.cast(self(preprocessor(text), training=False), tf.float32)
-            return {
+            word_ids = preprocessor.word_ids(text)
+            served = {
                 "logits": logits,
                 "predictions": tf.argmax(logits, -1, output_type=tf.int32),
-                "word_ids": preprocessor.word_ids(text),
+                "word_ids": word_ids,
             }
+            if self.label_names:
+                names = argmax_label_names(logits, self.label_names)
+                served["labels"] = tf.where(word_ids >= 0, names, "")
+            return served
 
         features = preprocessor(texts)
         return ServingSignature(
@@ -155,5 +171,7 @@ class AlbertTokenClassifier(TokenFeatureChecksMixin, PackedInputsMixin, PresetRe
 
     def get_config(self):
         config = super().get_config()
-        config.update({"num_classes": self.num_classes, "dropout": self.dropout})
+        config.update(
+            {"num_classes": self.num_classes, "dropout": self.dropout, "label_names": self.label_names}
+        )
         return config

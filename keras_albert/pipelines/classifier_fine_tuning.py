@@ -68,6 +68,29 @@ def carve_validation(texts, labels, fraction, seed=0):
     )
 
 
+def label_ids(classifier, labels):
+    """`labels` as class ids: ids pass through; names (strings) are looked
+    up in `classifier.label_names`."""
+    labels = np.asarray(labels)
+    if labels.dtype.kind not in "USO":
+        return labels
+    names = getattr(classifier, "label_names", None)
+    if not names:
+        raise ValueError(
+            "`labels` are strings, but the classifier has no `label_names` to "
+            "map them to class ids. Build it with label_names=[...] or pass "
+            f"class ids. Received labels like {labels[:3].tolist()!r}"
+        )
+    index = {name: i for i, name in enumerate(names)}
+    unknown = sorted({str(label) for label in labels} - set(index))
+    if unknown:
+        raise ValueError(
+            f"`labels` holds names the classifier does not know: {unknown[:5]!r}. "
+            f"Its label_names: {list(names)!r}"
+        )
+    return np.asarray([index[str(label)] for label in labels], "int32")
+
+
 def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose=2,
                          callbacks=()):
     """Fine-tunes `classifier` (an `AlbertClassifier`) on raw texts.
@@ -75,7 +98,9 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
     Args:
         classifier: an `AlbertClassifier` with a preprocessor.
         texts: list of strings.
-        labels: class ids, one per text.
+        labels: class ids, one per text, or class names when the
+            classifier has `label_names` (its names travel with it into
+            presets and exports).
         recipe: a `ClassifierRecipe` (default: the recommended one).
         seed: seeds the validation split.
         verbose: Keras `fit` verbosity.
@@ -86,8 +111,9 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
 
     Example:
     >>> classifier = keras_albert.AlbertClassifier.from_preset(
-    ...     "albert_tiny_en", num_classes=2)  # doctest: +SKIP
-    >>> fine_tune_classifier(classifier, texts, labels)  # doctest: +SKIP
+    ...     "albert_tiny_en", num_classes=2,
+    ...     label_names=["negative", "positive"])  # doctest: +SKIP
+    >>> fine_tune_classifier(classifier, texts, ["positive", ...])  # doctest: +SKIP
     """
     recipe = recipe or ClassifierRecipe()
     recipe.check()
@@ -96,6 +122,7 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
             f"`texts` and `labels` must have the same length. Received: "
             f"{len(texts)} texts and {len(labels)} labels."
         )
+    labels = label_ids(classifier, labels)
     train_texts, train_labels, val_texts, val_labels = carve_validation(
         texts, labels, recipe.validation_fraction, seed
     )

@@ -119,6 +119,12 @@ def with_teacher_targets(settings, task, train):
             f"`--teacher` predicts {teacher.num_classes} classes; the training file has "
             f"{len(task.label_set)} labels {list(task.label_set)}."
         )
+    if teacher.label_names is not None and list(teacher.label_names) != list(task.label_set):
+        # Same count, other meaning: class id i would be another class.
+        raise ValueError(
+            f"`--teacher` names its classes {teacher.label_names}; the training file's labels, "
+            f"in class-id order, are {list(task.label_set)}."
+        )
     x, y = train
     if settings.transfer_texts:
         if isinstance(x, tuple):
@@ -138,6 +144,11 @@ def _task(settings):
         tfds=settings.tfds, tfds_data_dir=settings.tfds_data_dir,
         text_columns=settings.text_columns, label_column=settings.label_column,
     )
+
+
+def _count(data):
+    """Examples read by a task's `read`: (x, y) pairs or a list of examples."""
+    return len(data[1]) if isinstance(data, tuple) else len(data)
 
 
 def _tensorboard(settings, output):
@@ -208,6 +219,12 @@ def run_finetuning(settings):
         "best": best,
         "history": history,
         "labels": getattr(task, "label_set", None),
+        # What it was trained and scored on (model cards quote it).
+        "data": {
+            "train": settings.train, "eval": settings.eval,
+            "train_examples": _count(train), "eval_examples": _count(evaluation),
+            "glue_task": settings.glue_task, "tfds": settings.tfds,
+        },
     }
     with atomic_directory(output / "preset") as staging:
         model.save_to_preset(staging)

@@ -86,8 +86,13 @@ class TextTask:
         preprocessor = AlbertTextClassifierPreprocessor.from_preset(
             preset, sequence_length=self.sequence_length
         )
-        num_classes = 1 if self.regression else len(self.label_set)
-        return AlbertClassifier.from_preset(preset, num_classes=num_classes, preprocessor=preprocessor)
+        if self.regression:
+            return AlbertClassifier.from_preset(preset, num_classes=1, preprocessor=preprocessor)
+        # The names travel with the model (its config, presets, serving).
+        return AlbertClassifier.from_preset(
+            preset, num_classes=len(self.label_set), label_names=list(self.label_set),
+            preprocessor=preprocessor,
+        )
 
     def fit_arguments(self, model, data):
         # Batches padded to their length bucket (shuffled every epoch).
@@ -208,7 +213,8 @@ class TokenTask:
             preset, sequence_length=self.sequence_length
         )
         return AlbertTokenClassifier.from_preset(
-            preset, num_classes=len(self.label_set), preprocessor=preprocessor
+            preset, num_classes=len(self.label_set), label_names=list(self.label_set),
+            preprocessor=preprocessor,
         )
 
     def fit_arguments(self, model, data):

@@ -34,12 +34,16 @@ KNOWN_FILES = {
     "saved_model": ("saved_model.pb",),
     "huggingface": ("config.json",),
     "tfhub_modules": ("encoder/saved_model.pb", "preprocessor/saved_model.pb"),
+    # Checked after "preset": without its marker, a published model (a
+    # preset with a model card) is taken for the preset it holds.
+    "published_model": ("README.md", "config.json", "metadata.json"),
 }
 _DESCRIPTIONS = {
     "preset": "preset (config.json and metadata.json)",
     "saved_model": "SavedModel (saved_model.pb)",
     "huggingface": "Hugging Face model directory (config.json)",
     "tfhub_modules": "TF-Hub export (encoder/ and preprocessor/)",
+    "published_model": "published model (README.md model card and a preset)",
 }
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100

@@ -25,6 +25,8 @@ def test_quickstart_small_run_reports_tfidf_beside_the_models(tmp_path):
         assert 0 <= report[name] <= 1
     assert "TF-IDF + linear SVM" in result.stdout
     assert len(report["predictions_from_saved_model"]) == 4
+    # Names from the SavedModel's `labels` output: the classifier carries them.
+    assert all(row["supersense"].startswith("noun.") for row in report["predictions_from_saved_model"])
 
 
 @pytest.mark.large

@@ -28,6 +28,11 @@ def test_students_are_bundled_and_at_least_4x_smaller_than_the_teacher():
         assert keras_albert.AlbertBackbone.from_preset(name).count_params() * 4 <= teacher
 
 
+def test_supersense_student_names_its_classes(supersense_student):
+    """The class ids it was trained on index `supersense_labels("n")`."""
+    assert supersense_student.label_names == list(datasets.supersense_labels(pos="n"))
+
+
 @pytest.mark.large
 def test_supersense_student_classifies_held_out_glosses(supersense_student):
     """Held-out noun glosses (never used in pretraining, distillation or

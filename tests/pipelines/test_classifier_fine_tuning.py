@@ -8,6 +8,7 @@ import keras_albert
 from keras_albert.pipelines import ClassifierRecipe
 from keras_albert.pipelines import fine_tune_classifier
 from keras_albert.pipelines.classifier_fine_tuning import carve_validation
+from keras_albert.pipelines.classifier_fine_tuning import label_ids
 
 
 def test_carve_validation_is_disjoint_and_seeded():
@@ -17,6 +18,18 @@ def test_carve_validation_is_disjoint_and_seeded():
     assert a[0] == b[0] and len(a[2]) == 10 and len(a[0]) == 40
     assert not set(a[0]) & set(a[2])
     assert [f"t{i}" for i in a[1]] == a[0]
+
+
+def test_labels_may_be_the_classifier_label_names(tiny_backbone_config):
+    backbone = keras_albert.AlbertBackbone(**tiny_backbone_config)
+    named = keras_albert.AlbertClassifier(backbone, num_classes=3, label_names=["negative", "neutral", "positive"])
+    assert label_ids(named, ["positive", "negative", "neutral"]).tolist() == [2, 0, 1]
+    assert label_ids(named, [2, 0]).tolist() == [2, 0]
+    with pytest.raises(ValueError, match="does not know: \\['happy'\\]"):
+        label_ids(named, ["positive", "happy"])
+    unnamed = keras_albert.AlbertClassifier(backbone, num_classes=3)
+    with pytest.raises(ValueError, match="no `label_names`"):
+        label_ids(unnamed, ["positive"])
 
 
 @pytest.mark.parametrize("field, value, message", [

@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 import keras_albert
 from keras_albert.pipelines import FINETUNING_TASKS
@@ -52,7 +53,11 @@ def test_run_finetuning_returns_metrics_and_writes_tensorboard_logs(settings, tm
     output = tmp_path / "out"
     assert metrics == json.loads((output / "metrics.json").read_text())
     assert metrics["labels"] == ["pet", "wild"] and metrics["best_epoch"] == 1
-    assert (output / "preset" / "task.json").is_file()
+    # The names travel with the model: its preset and its serving outputs.
+    task = json.loads((output / "preset" / "task.json").read_text())
+    assert task["config"]["label_names"] == ["pet", "wild"]
+    serve = tf.saved_model.load(str(output / "serving")).signatures["serving_default"]
+    assert set(serve(text=tf.constant(["a cat", "a fish"]))["labels"].numpy()) <= {b"pet", b"wild"}
     # Keras's training logs and the per-epoch evaluation scores.
     assert _event_files(output / "logs" / "train")
     assert _event_files(output / "logs" / "eval")
@@ -100,3 +105,13 @@ def test_make_task_takes_explicit_arguments(tmp_path):
         "classification", "regression", "squad", "multiple_choice", "token_classification"}
     with pytest.raises(ValueError, match="`task` must be one of"):
         make_task("summarization")
+
+
+def test_a_teacher_naming_its_classes_otherwise_is_refused(settings, preset, tmp_path):
+    teacher = keras_albert.AlbertClassifier.from_preset(preset, num_classes=2, label_names=["wild", "pet"])
+    teacher.save_to_preset(str(tmp_path / "teacher"))
+    task = make_task("classification")
+    train = task.read(settings.train, "train")
+    assert task.label_set == ["pet", "wild"]
+    with pytest.raises(ValueError, match=r"names its classes \['wild', 'pet'\]; the training file's labels"):
+        finetuning.with_teacher_targets(dataclasses.replace(settings, teacher=str(tmp_path / "teacher")), task, train)

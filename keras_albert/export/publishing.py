@@ -1,0 +1,385 @@
+"""Publish a preset: one directory a model hub can take whole, and the upload.
+
+`publish_preset(preset, output, handle=None)` writes `output/`:
+
+    README.md              the model card (front matter for Kaggle and the
+                           Hugging Face Hub; see `model_card.py`)
+    config.json, task.json, tokenizer.json, preprocessor.json,
+    metadata.json, *.weights.h5, assets/
+                           the Keras preset, as keras-hub lays it out, so
+                           `keras_albert.<Task>.from_preset(handle)` loads it
+    labels.txt             class names, line i naming class id i (classifiers)
+    serving/               raw-string serving SavedModel (task presets), or
+    tfhub/                 TF-Hub encoder + preprocessor (encoder presets)
+    training_run/          the run's metrics.json, for a preset written by
+                           `finetune`, `pretrain` or `distill` (OUTPUT/preset)
+
+The directory is staged and renamed into place only when complete (every
+export checked against the Keras model), then uploaded when `handle` is
+given: `kaggle://OWNER/MODEL/keras/VARIATION` or `hf://[OWNER/]NAME`. A
+failed upload raises `UploadError` and leaves the complete directory to
+upload later with `upload_published`; nothing claims success.
+"""
+
+import json
+import os
+import pathlib
+import shutil
+
+from keras_albert.convert.converted_preset import load_preset_model
+from keras_albert.convert.converted_preset import preset_vocabulary
+from keras_albert.export.hub_upload import check_handle
+from keras_albert.export.hub_upload import check_license
+from keras_albert.export.hub_upload import check_uploader
+from keras_albert.export.hub_upload import upload_directory
+from keras_albert.export.label_file import LABELS_FILE
+from keras_albert.export.label_file import write_label_file
+from keras_albert.export.model_card import CardFacts
+from keras_albert.export.model_card import render_model_card
+from keras_albert.export.preset_records import find_records
+from keras_albert.export.preset_records import recorded_label_names
+from keras_albert.export.serving_saved_model import export_serving_saved_model
+from keras_albert.export.task_loading import TASK_CLASSES
+from keras_albert.export.tfhub_export import check_hub_exportable
+from keras_albert.export.tfhub_export import export_tfhub
+from keras_albert.models.albert_presets import BUNDLED_PRESET_DESCRIPTIONS
+from keras_albert.models.albert_presets import OFFICIAL_PRESETS
+from keras_albert.models.label_names import check_label_names
+from keras_albert.models.preset_resolution import bundled_presets
+from keras_albert.models.preset_resolution import resolve_preset
+from keras_albert.utils.atomic_directory import MARKER_FILE
+from keras_albert.utils.atomic_directory import artifact_kind
+from keras_albert.utils.atomic_directory import atomic_directory
+from keras_albert.utils.atomic_directory import check_replaceable
+from keras_albert.utils.atomic_file import check_writable_directory
+
+EXPORTS = ("serving", "tfhub")
+# Tasks whose classes have names: a published one must carry them.
+_NAMED_CLASSES = ("AlbertClassifier", "AlbertTokenClassifier")
+_CHECK_TEXTS = [
+    "It is a truth universally acknowledged.",
+    "a small domesticated animal kept as a pet",
+    "She walked slowly to the village in the evening.",
+]
+
+
+def _check_exports(exports):
+    if exports == "auto":
+        return exports
+    if isinstance(exports, str) or not all(e in EXPORTS for e in exports):
+        raise ValueError(
+            f'`exports` must be "auto" or a list of {EXPORTS} (may be empty: the Keras preset '
+            f"alone). Received: exports={exports!r}"
+        )
+    return tuple(dict.fromkeys(exports))
+
+
+def _check_output(output, preset_dir, overwrite):
+    output = pathlib.Path(output).absolute()
+    source, target = preset_dir.resolve(), output.resolve()
+    if target == source or source in target.parents or target in source.parents:
+        raise ValueError(
+            f"`output` {str(output)!r} and the preset {str(preset_dir)!r} must not contain "
+            "each other: publishing copies the preset and then replaces `output`."
+        )
+    check_replaceable(output, "published_model", overwrite, name="output")
+    # The staging directory is made beside `output`; the message names `output`.
+    check_writable_directory(output.parent if output.exists() else output, name="output")
+    return output
+
+
+def _task_config(preset_dir):
+    """(class name, config) of the preset's task.json, or (None, {})."""
+    task_file = preset_dir / "task.json"
+    if not task_file.is_file():
+        return None, {}
+    task = json.loads(task_file.read_text(encoding="utf-8"))
+    return task.get("registered_name", "").split(">")[-1] or None, task.get("config", {})
+
+
+def _resolve_label_names(task_class, config, label_names, records, preset):
+    """(names, where they come from); an error when a classifier has none."""
+    num_classes = config.get("num_classes")
+    if task_class not in _NAMED_CLASSES or num_classes in (None, 1):
+        if label_names is not None:
+            raise ValueError(
+                f"`label_names` names the classes of a classifier; preset {preset!r} holds "
+                f"{task_class or 'no task'}{' (a regressor)' if num_classes == 1 else ''}. "
+                f"Received: label_names={label_names!r}"
+            )
+        return None, None
+    saved = config.get("label_names")
+    if label_names is not None:
+        label_names = check_label_names(label_names, num_classes)
+        if saved and saved != label_names:
+            raise ValueError(
+                f"Preset {preset!r} already names its classes {saved}; `label_names` "
+                f"{label_names} differs. Publish the names the model was trained with."
+            )
+        return label_names, "given when publishing, now saved in task.json"
+    if saved:
+        return check_label_names(saved, num_classes), "saved with the model in task.json"
+    recorded = recorded_label_names(records)
+    if recorded and len(recorded) == num_classes:
+        return check_label_names(recorded, num_classes), (
+            "recorded by finetune in training_run/metrics.json, now saved in task.json")
+    raise ValueError(
+        f"Preset {preset!r} is a {task_class} with {num_classes} classes but no class names "
+        "(saved before `label_names` existed, and no finetune metrics.json beside it). A "
+        "published classifier must say what its classes are: pass label_names=[...] (one "
+        "name per class id, in order)."
+    )
+
+
+def _copy_preset(preset_dir, staging, records):
+    # The preset as it is, without this package's bookkeeping files.
+    shutil.copytree(preset_dir, staging, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(MARKER_FILE, ".*.partial.*", ".*.old.*"))
+    for record in records:
+        target = staging / record.published_as
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(record.source, target)
+
+
+def _write_names(staging, label_names):
+    # The one edit to the copied preset: the names, in the key the task's
+    # get_config writes (what save_to_preset would produce).
+    task_file = staging / "task.json"
+    task = json.loads(task_file.read_text(encoding="utf-8"))
+    if task["config"].get("label_names") != label_names:
+        task["config"]["label_names"] = label_names
+        task_file.write_text(json.dumps(task, indent=4), encoding="utf-8")
+
+
+def _load(staging, task_class):
+    if task_class in TASK_CLASSES:
+        return TASK_CLASSES[task_class].from_preset(str(staging))
+    return load_preset_model(str(staging))
+
+
+def _plan_exports(exports, model, task_class):
+    """The exports to write and sentences for those left out (auto mode)."""
+    serving_ok = task_class in TASK_CLASSES and getattr(model, "preprocessor", None) is not None
+    try:
+        check_hub_exportable(getattr(model, "backbone", model))
+        hub_problem = None
+    except ValueError as error:
+        hub_problem = str(error)
+    if exports != "auto":
+        return exports, []
+    if serving_ok:
+        return ("serving",), []
+    notes = ["No serving SavedModel: the preset holds no fine-tuned task with a preprocessor."]
+    if hub_problem:
+        return (), notes + [f"No TF-Hub modules: {hub_problem}"]
+    return ("tfhub",), notes
+
+
+def _serving_description(path):
+    # The signature as written (read from saved_model.pb: no graph loading).
+    from tensorflow.core.protobuf import saved_model_pb2
+
+    saved = saved_model_pb2.SavedModel.FromString((path / "saved_model.pb").read_bytes())
+    signature = saved.meta_graphs[0].signature_def["serving_default"]
+    inputs = ", ".join(f"`{name}`" for name in sorted(signature.inputs))
+    outputs = ", ".join(f"`{name}`" for name in sorted(signature.outputs))
+    return (f"SavedModel, signature `serving_default`: raw strings {inputs} -> {outputs}; "
+            "tokenization in the graph (`import tensorflow_text` before loading)")
+
+
+def _write_exports(staging, model, planned, pair, check_texts, length_buckets):
+    files = {}
+    if "serving" in planned:
+        export_serving_saved_model(model, staging / "serving", pair=pair, check_texts=check_texts,
+                                   length_buckets=length_buckets)
+        files["serving/"] = _serving_description(staging / "serving")
+    if "tfhub" in planned:
+        vocabulary = preset_vocabulary(staging)
+        if vocabulary is None:
+            raise ValueError("TF-Hub modules need the preset's SentencePiece vocabulary; it has none.")
+        export_tfhub(model, vocabulary, staging / "tfhub")
+        mlm = ", and `encoder.mlm` with the masked-LM head" if hasattr(model, "masked_lm_head") else ""
+        names = "; `labels.txt` names the classes" if getattr(model, "label_names", None) else ""
+        files["tfhub/"] = ("TF-Hub modules in the ALBERT interface: `encoder/` (input_word_ids, "
+                           "input_mask, input_type_ids -> pooled_output, sequence_output, "
+                           f"encoder_outputs{mlm}) and `preprocessor/` (strings -> encoder inputs){names}")
+    return files
+
+
+def _json_config(path):
+    if not path.is_file():
+        return {}
+    return json.loads(path.read_text(encoding="utf-8")).get("config", {})
+
+
+def _entries(directory):
+    """Top-level names in `directory` (directories with a trailing /),
+    without this package's bookkeeping files."""
+    return sorted(
+        p.name + ("/" if p.is_dir() else "") for p in directory.iterdir() if p.name != MARKER_FILE
+    )
+
+
+def _versions():
+    import keras
+    import keras_hub
+    import tensorflow as tf
+
+    import keras_albert
+
+    return {"keras_albert": keras_albert.__version__, "TensorFlow": tf.__version__,
+            "Keras": keras.__version__, "keras-hub": keras_hub.__version__}
+
+
+def _title(preset, preset_dir):
+    if not os.path.isdir(preset):  # a bundled or official name, a handle
+        return str(preset)
+    return preset_dir.parent.name if preset_dir.name == "preset" else preset_dir.name
+
+
+def _description(preset):
+    if preset in bundled_presets():
+        return BUNDLED_PRESET_DESCRIPTIONS.get(preset)
+    return OFFICIAL_PRESETS.get(preset, {}).get("description")
+
+
+def _facts(preset, preset_dir, staging, model, task_class, label_names, label_source, records,
+           files, not_exported, options):
+    backbone = getattr(model, "backbone", model)
+    regression = task_class == "AlbertClassifier" and getattr(model, "num_classes", None) == 1
+    metadata_file = staging / "metadata.json"
+    not_preset = {"README.md", LABELS_FILE, *(r.published_as for r in records), *files}
+    preset_files = [name for name in _entries(staging) if name not in not_preset]
+    files = {
+        "README.md": "this model card",
+        ", ".join(preset_files):
+            f"the Keras preset (keras-hub layout; `keras_albert.{task_class or 'AlbertBackbone'}"
+            ".from_preset` loads it)",
+        **({"labels.txt": "class names, line i naming class id i"} if label_names else {}),
+        **files,
+        **{r.published_as: f"record: {r.kind.replace('_', ' ')}" for r in records},
+    }
+    return CardFacts(
+        title=options["title"] or _title(preset, preset_dir),
+        description=options["description"] or _description(preset)
+        or "An ALBERT model published with keras_albert.",
+        source=str(preset), task_class=task_class,
+        backbone_config=backbone.get_config(), backbone_parameters=backbone.count_params(),
+        model_parameters=model.count_params(), regression=regression,
+        label_names=label_names, label_source=label_source,
+        sequence_length=_json_config(staging / "preprocessor.json").get("sequence_length"),
+        lowercase=_json_config(staging / "tokenizer.json").get("lowercase"),
+        records=records, files=files, not_exported=not_exported,
+        metadata=json.loads(metadata_file.read_text()) if metadata_file.is_file() else {},
+        license=options["license"], language=options["language"], handle=options["handle"],
+        training_data=options["training_data"], limitations=list(options["limitations"]),
+        versions=_versions(),
+    )
+
+
+def publish_preset(
+    preset, output, handle=None, *, label_names=None, exports="auto", pair=False,
+    title=None, description=None, training_data=None, limitations=(), license="apache-2.0",
+    language="en", private=True, version_notes="", check_texts=None, length_buckets="auto",
+    overwrite=False,
+):
+    """Writes a publishable directory for `preset` and uploads it to `handle`.
+
+    Args:
+        preset: a preset directory, a bundled or official preset name.
+        output: the directory to write; replaced only when complete, and only
+            if it is empty or an earlier publication (else `overwrite`).
+        handle: None (write only), `kaggle://OWNER/MODEL/keras/VARIATION` or
+            `hf://[OWNER/]NAME`. Checked before any work.
+        label_names: class names for a classifier preset saved without
+            them; must equal the saved names when the preset has some.
+            Without either (or finetune's metrics.json beside the preset),
+            a classifier is refused: a published classifier names its classes.
+        exports: "auto" (the serving SavedModel for a fine-tuned task,
+            TF-Hub modules for an encoder whose layout TF-Hub holds) or a
+            list from ("serving", "tfhub"); () publishes the Keras preset only.
+        pair: the serving SavedModel takes `text` and `text_pair`.
+        title, description, training_data: card text (defaults: the preset's
+            name, its bundled description, what its records say).
+        limitations: more limitations for the card.
+        license: "apache-2.0" or "mit" (the card's and the upload's licence).
+        language: the card's language code, or None.
+        private: a Hugging Face repository created by the upload is private
+            (Kaggle creates new models private).
+        version_notes: the upload's version notes / commit message.
+        check_texts: texts the exports are checked against the Keras model on.
+        length_buckets: the serving SavedModel's (see
+            `export_serving_saved_model`).
+        overwrite: replace `output` whatever it holds.
+
+    Returns:
+        dict: `output`, `files` (the directory's top-level entries),
+        `label_names`, `handle`, `uploaded` (True only after the upload
+        returned).
+
+    Raises:
+        ValueError: bad arguments (before any work).
+        keras_albert.export.hub_upload.UploadError: the upload failed; the
+            directory is complete.
+
+    Example:
+    >>> publish_preset("albert_tiny_en_student_supersense", "published")  # doctest: +SKIP
+    """
+    scheme = check_handle(handle)[0] if handle is not None else None
+    if scheme:
+        check_uploader(scheme)
+    check_license(license)
+    exports = _check_exports(exports)
+    preset_dir = pathlib.Path(resolve_preset(preset))
+    output = _check_output(output, preset_dir, overwrite)
+    records = find_records(preset_dir)
+    task_class, config = _task_config(preset_dir)
+    label_names, label_source = _resolve_label_names(task_class, config, label_names, records, str(preset))
+    options = dict(title=title, description=description, training_data=training_data,
+                   limitations=limitations, license=license, language=language, handle=handle)
+    with atomic_directory(output, "published_model", overwrite) as staging:
+        staging = pathlib.Path(staging)
+        _copy_preset(preset_dir, staging, records)
+        if label_names:
+            _write_names(staging, label_names)
+            write_label_file(staging, label_names)
+        model = _load(staging, task_class)
+        planned, not_exported = _plan_exports(exports, model, task_class)
+        files = _write_exports(staging, model, planned, pair, list(check_texts or _CHECK_TEXTS),
+                               length_buckets)
+        facts = _facts(preset, preset_dir, staging, model, task_class, label_names, label_source,
+                       records, files, not_exported, options)
+        (staging / "README.md").write_text(render_model_card(facts), encoding="utf-8")
+    result = {"output": str(output), "files": _entries(output), "label_names": label_names,
+              "handle": handle, "uploaded": False}
+    if handle is not None:
+        upload_directory(output, handle, license=license, private=private, version_notes=version_notes)
+        result["uploaded"] = True
+    return result
+
+
+def _card_license(directory):
+    for line in (directory / "README.md").read_text(encoding="utf-8").splitlines()[1:]:
+        if line == "---":
+            break
+        if line.startswith("license:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def upload_published(directory, handle, *, private=True, version_notes=""):
+    """Uploads a directory `publish_preset` wrote (e.g. after a failed
+    upload) under the licence its card states. Returns the handle."""
+    scheme = check_handle(handle)[0]
+    directory = pathlib.Path(directory)
+    if not directory.is_dir() or artifact_kind(directory) != "published_model":
+        raise ValueError(
+            f"`directory` {str(directory)!r} is not a directory written by publish_preset "
+            "(no model card and preset with its marker). Publish it first."
+        )
+    check_uploader(scheme)
+    license = check_license(_card_license(directory))
+    upload_directory(os.fspath(directory), handle, license=license, private=private,
+                     version_notes=version_notes)
+    return handle
