@@ -2,6 +2,7 @@
 
 from keras_albert.datasets.austen import AUSTEN_NOVELS
 from keras_albert.datasets.austen import HELD_OUT_NOVEL
+from keras_albert.datasets.austen import load_austen_chapters
 from keras_albert.datasets.austen import load_austen_documents
 from keras_albert.datasets.austen import load_austen_novel
 from keras_albert.datasets.austen import split_sentences
