@@ -159,7 +159,7 @@ def passage_bounds(word_starts, passage_pieces, first=0):
 
     Example:
     >>> passage_bounds(np.array([1, 0, 1, 1, 0, 0, 1, 0], bool), 3)
-    [(0, 2), (2, 3), (3, 6)]
+    [(0, 3), (3, 6)]
     """
     starts = np.flatnonzero(word_starts)
     total = len(word_starts)
