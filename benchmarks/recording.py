@@ -82,7 +82,12 @@ def write_result(name_or_path, payload, argv=None):
     """Writes `payload` plus command, UTC date and machine; returns the path.
 
     `name_or_path` is a file name under benchmarks/results/ or a path.
+    The file is replaced whole (a killed run leaves the previous one), which
+    scripts that record row by row and resume from the file rely on.
     """
+    # Imported here: the scripts' --help stays free of TensorFlow.
+    from keras_albert.utils.atomic_file import write_file_atomically
+
     path = pathlib.Path(name_or_path)
     if path.parent == pathlib.Path("."):
         path = RESULTS / path
@@ -92,7 +97,6 @@ def write_result(name_or_path, payload, argv=None):
         "machine": machine(),
     }
     record.update(payload)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record, indent=2) + "\n")
+    write_file_atomically(path, json.dumps(record, indent=2) + "\n", name="output")
     print(f"wrote {path}", flush=True)
     return path

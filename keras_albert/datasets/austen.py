@@ -22,6 +22,10 @@ HELD_OUT_NOVEL = "persuasion"
 _HEADING = re.compile(
     r"^(CHAPTER|VOLUME|Chapter|Volume)\b|^By Jane Austen$|^[A-Z0-9 .,&']+$"
 )
+# A chapter starts at its heading line ("CHAPTER IV", "Chapter 12").
+_CHAPTER = re.compile(r"^(?:CHAPTER|Chapter) [0-9IVXLC]+[ \t]*$", re.M)
+# The novel's text ends here: what follows is an editor's note, not Austen.
+_END_OF_TEXT = re.compile(r"^(?:THE END|FINIS|Finis|A NOTE ON THE TEXT)[ \t]*$", re.M)
 # "Mr. Knightley" must not end a sentence.
 _ABBREVIATIONS = ("Mr", "Mrs", "Ms", "Dr", "St", "Col", "Capt", "Sir", "Rev")
 _SENTENCE_END = re.compile(
@@ -37,6 +41,16 @@ def _check_novel(name):
         )
 
 
+def _paragraphs(text):
+    """Printed lines joined into paragraphs; headings dropped."""
+    paragraphs = []
+    for block in re.split(r"\n\s*\n", text):
+        paragraph = " ".join(line.strip() for line in block.splitlines()).strip()
+        if paragraph and not _HEADING.search(paragraph):
+            paragraphs.append(paragraph)
+    return tuple(paragraphs)
+
+
 @functools.lru_cache(maxsize=None)
 def load_austen_novel(name):
     """Returns one novel as a tuple of paragraphs (headings dropped).
@@ -49,13 +63,31 @@ def load_austen_novel(name):
     'Emma Woodhouse, handsome'
     """
     _check_novel(name)
+    return _paragraphs(read_bundled_text(f"austen_{name}.txt.xz"))
+
+
+@functools.lru_cache(maxsize=None)
+def load_austen_chapters(name):
+    """Returns one novel's chapters, each a tuple of paragraphs, in order.
+
+    Only the novel's text: front matter before the first chapter heading
+    (title, Northanger Abbey's "Advertisement") and anything after the end
+    mark ("THE END", "FINIS", Northanger Abbey's editor's note) are left
+    out; volume headings inside are dropped like other headings.
+
+    Example:
+    >>> chapters = load_austen_chapters("prideprejudice")
+    >>> len(chapters), chapters[0][0][:38]
+    (61, 'It is a truth universally acknowledged')
+    """
+    _check_novel(name)
     text = read_bundled_text(f"austen_{name}.txt.xz")
-    paragraphs = []
-    for block in re.split(r"\n\s*\n", text):
-        paragraph = " ".join(line.strip() for line in block.splitlines()).strip()
-        if paragraph and not _HEADING.search(paragraph):
-            paragraphs.append(paragraph)
-    return tuple(paragraphs)
+    end = _END_OF_TEXT.search(text)
+    if end:
+        text = text[: end.start()]
+    # split() yields the front matter, then one body per heading.
+    bodies = _CHAPTER.split(text)[1:]
+    return tuple(_paragraphs(body) for body in bodies)
 
 
 def split_sentences(paragraph):

@@ -3,7 +3,9 @@
 `run_pretraining(PretrainingSettings(...))`, `run_finetuning(FinetuneSettings
 (...))` and `run_distillation(DistillationSettings(...))` are what
 `python -m keras_albert pretrain`, `finetune` and `distill` run;
-`fine_tune_classifier` is the recommended classifier recipe.
+`fine_tune_classifier` is the recommended classifier recipe;
+`run_long_document_row` fine-tunes and scores one model on the long-document
+task (`benchmarks/long_document_quality.py` runs the comparison).
 
 Names are imported on first use: the settings modules import nothing heavy,
 and the CLI reads them to build its flags without importing TensorFlow.
@@ -16,6 +18,10 @@ _EXPORTS = {
     "fine_tune_classifier": "classifier_fine_tuning",
     "classification_scores": "text_baselines",
     "tfidf_baseline": "text_baselines",
+    "LongDocumentSettings": "long_documents",
+    "long_document_task": "long_documents",
+    "run_long_document_row": "long_documents",
+    "tfidf_long_document_row": "long_documents",
     "PretrainingSettings": "pretraining_settings",
     "run_pretraining": "pretraining",
     "FinetuneSettings": "finetuning_settings",

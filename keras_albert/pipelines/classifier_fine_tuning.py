@@ -92,7 +92,7 @@ def label_ids(classifier, labels):
 
 
 def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose=2,
-                         callbacks=()):
+                         callbacks=(), validation_data=None):
     """Fine-tunes `classifier` (an `AlbertClassifier`) on raw texts.
 
     Args:
@@ -105,6 +105,10 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
         seed: seeds the validation split.
         verbose: Keras `fit` verbosity.
         callbacks: more Keras callbacks (TensorBoard, ...).
+        validation_data: (texts, labels) to pick the best epoch on, instead
+            of carving `recipe.validation_fraction` of `texts`: for tasks
+            whose validation split must not share a source with training
+            (passages of one chapter).
 
     Returns:
         The Keras `History`; `classifier` holds the best epoch's weights.
@@ -123,9 +127,19 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
             f"{len(texts)} texts and {len(labels)} labels."
         )
     labels = label_ids(classifier, labels)
-    train_texts, train_labels, val_texts, val_labels = carve_validation(
-        texts, labels, recipe.validation_fraction, seed
-    )
+    if validation_data is None:
+        train_texts, train_labels, val_texts, val_labels = carve_validation(
+            texts, labels, recipe.validation_fraction, seed
+        )
+    else:
+        val_texts, val_labels = validation_data
+        if not len(val_texts) or len(val_texts) != len(val_labels):
+            raise ValueError(
+                "`validation_data` must be (texts, labels) of one non-zero length. "
+                f"Received: {len(val_texts)} texts and {len(val_labels)} labels."
+            )
+        val_labels = label_ids(classifier, val_labels)
+        train_texts, train_labels = texts, np.asarray(labels)
     steps = recipe.epochs * -(-len(train_texts) // recipe.batch_size)
     classifier.compile(
         optimizer=keras.optimizers.AdamW(
@@ -134,15 +148,15 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
         )
     )
     callbacks = list(callbacks)
-    validation_data = None
-    if val_texts:
-        validation_data = (val_texts, val_labels)
+    held_out = None
+    if len(val_texts):
+        held_out = (list(val_texts), np.asarray(val_labels))
         callbacks.append(keras.callbacks.EarlyStopping(
             monitor="val_sparse_categorical_accuracy", mode="max",
             patience=recipe.patience, restore_best_weights=True,
         ))
     return classifier.fit(
         x=train_texts, y=train_labels, batch_size=recipe.batch_size,
-        epochs=recipe.epochs, validation_data=validation_data,
+        epochs=recipe.epochs, validation_data=held_out,
         callbacks=callbacks, verbose=verbose,
     )

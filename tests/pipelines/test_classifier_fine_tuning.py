@@ -65,3 +65,37 @@ def test_recipe_learns_and_restores_the_best_epoch(sentencepiece_proto):
 def test_length_mismatch_is_named():
     with pytest.raises(ValueError, match="3 texts and 2 labels"):
         fine_tune_classifier(None, ["a", "b", "c"], [0, 1])
+
+
+class RecordingClassifier:
+    """Stands in for a classifier: records what the recipe passes to fit."""
+
+    def compile(self, **kwargs):
+        self.compiled = kwargs
+
+    def fit(self, **kwargs):
+        self.fitted = kwargs
+        return kwargs
+
+
+def test_given_validation_data_replaces_the_carved_split():
+    classifier = RecordingClassifier()
+    texts, labels = [f"t{i}" for i in range(10)], list(range(10))
+    fine_tune_classifier(classifier, texts, labels, ClassifierRecipe(batch_size=2),
+                         validation_data=(["v1", "v2"], [0, 1]))
+    fit = classifier.fitted
+    # Every training text trains; the given texts validate and pick the epoch.
+    assert fit["x"] == texts and fit["y"].tolist() == labels
+    assert fit["validation_data"][0] == ["v1", "v2"]
+    assert fit["validation_data"][1].tolist() == [0, 1]
+    assert any(isinstance(c, keras.callbacks.EarlyStopping) for c in fit["callbacks"])
+    carved = RecordingClassifier()
+    fine_tune_classifier(carved, texts, labels, ClassifierRecipe(batch_size=2, validation_fraction=0.2))
+    assert len(carved.fitted["x"]) == 8 and len(carved.fitted["validation_data"][0]) == 2
+
+
+@pytest.mark.parametrize("validation_data", [([], []), (["v1", "v2"], [0])])
+def test_bad_validation_data_is_named(validation_data):
+    with pytest.raises(ValueError, match="validation_data"):
+        fine_tune_classifier(RecordingClassifier(), ["a", "b"], [0, 1],
+                             validation_data=validation_data)

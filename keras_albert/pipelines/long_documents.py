@@ -1,0 +1,293 @@
+"""Fine-tune and score one model on the long-document task at one length.
+
+A row of `benchmarks/long_document_quality.py`: the preset's backbone, its
+positions extended (copy-initialised) when the context is longer than the
+preset's, made LSH (warm-started from the full weights) if asked, with the
+classifier head on [CLS] as every `AlbertClassifier`; fine-tuned with the
+project's recipe (`fine_tune_classifier`) on the task's training passages
+cut to the context, the best epoch picked on the validation chapters, and
+scored on the test chapters. Each training step is timed as it runs, so
+the reported step time is that of the real fine-tuning.
+
+`tfidf_long_document_row` is the same row for TF-IDF + LinearSVC on the
+same truncated passages: the simplest strong baseline at each length.
+"""
+
+import dataclasses
+import functools
+import time
+
+import keras
+import numpy as np
+
+from keras_albert.datasets.long_documents import build_long_document_task
+from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_classifier import AlbertClassifier
+from keras_albert.models.albert_text_classifier_preprocessor import (
+    AlbertTextClassifierPreprocessor,
+)
+from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.lsh_warm_start import lsh_backbone_from
+from keras_albert.models.position_extension import extend_positions
+from keras_albert.pipelines.classifier_fine_tuning import ClassifierRecipe
+from keras_albert.pipelines.classifier_fine_tuning import fine_tune_classifier
+from keras_albert.pipelines.text_baselines import classification_scores
+from keras_albert.pipelines.text_baselines import tfidf_baseline
+from keras_albert.utils.validation import check_choice
+from keras_albert.utils.validation import check_non_negative_int
+from keras_albert.utils.validation import check_positive_int
+
+ATTENTION_KINDS = ("full", "lsh")
+# Steps timed before a row's fine-tuning time is projected against
+# `max_hours` (the first step, which traces the graph, is not counted).
+PROBE_STEPS = 3
+
+
+def long_document_recipe(**overrides):
+    """The project's recipe with batches of 8: 64 passages of thousands of
+    pieces do not fit in memory with full attention."""
+    return ClassifierRecipe(**{"batch_size": 8, **overrides})
+
+
+@dataclasses.dataclass
+class LongDocumentSettings:
+    """One model at one context length.
+
+    `sequence_length` includes [CLS] and [SEP]: the model reads the first
+    `sequence_length - 2` pieces of each passage. LSH settings are used only
+    with `attention="lsh"`; `lsh_num_buckets=0` takes Reformer's choice,
+    `2 * sequence_length / lsh_chunk_length`. `max_hours` > 0 stops a row
+    whose projected fine-tuning time (timed steps x planned steps) exceeds
+    it, and records the projection instead of scores.
+    """
+
+    sequence_length: int = 2048
+    attention: str = "full"
+    preset: str = "albert_tiny_en"
+    recipe: ClassifierRecipe = dataclasses.field(default_factory=long_document_recipe)
+    lsh_num_hashes: int = 1
+    lsh_chunk_length: int = 64
+    lsh_num_buckets: int = 0
+    lsh_num_chunks_after: int = 1
+    seed: int = 0
+    max_hours: float = 0.0
+
+    @property
+    def name(self):
+        """'full-512', 'lsh4-2048': how results files key the row."""
+        kind = "full" if self.attention == "full" else f"lsh{self.lsh_num_hashes}"
+        return f"{kind}-{self.sequence_length}"
+
+    @property
+    def num_buckets(self):
+        if self.lsh_num_buckets:
+            return self.lsh_num_buckets
+        # Two per chunk of the (chunk-padded) sequence: even, at least 2.
+        return 2 * -(-self.sequence_length // self.lsh_chunk_length)
+
+    def check(self):
+        check_positive_int("sequence_length", self.sequence_length)
+        if self.sequence_length < 8:
+            raise ValueError(
+                "`sequence_length` must be at least 8 ([CLS], [SEP] and some text). "
+                f"Received: sequence_length={self.sequence_length}"
+            )
+        check_choice("attention", self.attention, ATTENTION_KINDS)
+        if not isinstance(self.preset, str) or not self.preset:
+            raise ValueError(f"`preset` must be a preset name or directory. Received: preset={self.preset!r}")
+        if not isinstance(self.recipe, ClassifierRecipe):
+            raise ValueError(
+                f"`recipe` must be a ClassifierRecipe. Received: recipe={type(self.recipe).__name__}"
+            )
+        self.recipe.check()
+        check_non_negative_int("seed", self.seed)
+        if isinstance(self.max_hours, bool) or not isinstance(self.max_hours, (int, float)) or self.max_hours < 0:
+            raise ValueError(f"`max_hours` must be a number >= 0 (0: no limit). Received: max_hours={self.max_hours!r}")
+        if self.attention == "lsh":
+            check_positive_int("lsh_num_hashes", self.lsh_num_hashes)
+            check_positive_int("lsh_chunk_length", self.lsh_chunk_length)
+            check_non_negative_int("lsh_num_chunks_after", self.lsh_num_chunks_after)
+            check_non_negative_int("lsh_num_buckets", self.lsh_num_buckets)
+            if self.lsh_num_buckets % 2 and self.lsh_num_buckets != 1:
+                raise ValueError(
+                    "`lsh_num_buckets` must be 0 (automatic), 1 or even. "
+                    f"Received: lsh_num_buckets={self.lsh_num_buckets}"
+                )
+            if self.lsh_chunk_length > self.sequence_length:
+                raise ValueError(
+                    f"`lsh_chunk_length` ({self.lsh_chunk_length}) must not exceed "
+                    f"`sequence_length` ({self.sequence_length})."
+                )
+        return self
+
+
+class _Vocabulary:
+    """The preset tokenizer in the plain-list form the task builder reads."""
+
+    def __init__(self, tokenizer):
+        self.tokenizer = tokenizer
+
+    def get_vocabulary(self):
+        return self.tokenizer.get_vocabulary()
+
+    def tokenize(self, texts):
+        return [np.asarray(ids).tolist() for ids in self.tokenizer.tokenize(texts)]
+
+    def detokenize(self, ids):
+        return [str(text) for text in self.tokenizer.detokenize(ids)]
+
+
+# Building tokenizes all six novels (seconds): runs in one process share it.
+@functools.lru_cache(maxsize=4)
+def long_document_task(preset="albert_tiny_en", sequence_length=2048, **task_arguments):
+    """The long-document task in `preset`'s pieces, passages filling
+    `sequence_length` (see `keras_albert.datasets.long_documents`); the
+    same arguments give the same (shared) task."""
+    check_positive_int("sequence_length", sequence_length)
+    if sequence_length < 8:
+        raise ValueError(f"`sequence_length` must be at least 8. Received: sequence_length={sequence_length}")
+    tokenizer = AlbertTokenizer.from_preset(preset)
+    return build_long_document_task(_Vocabulary(tokenizer), sequence_length - 2, **task_arguments)
+
+
+def long_document_classifier(settings, num_classes):
+    """The preset as a classifier reading `settings.sequence_length`."""
+    settings.check()
+    backbone = AlbertBackbone.from_preset(settings.preset)
+    if settings.sequence_length > backbone.max_sequence_length:
+        backbone = extend_positions(backbone, settings.sequence_length)
+    if settings.attention == "lsh":
+        backbone = lsh_backbone_from(
+            backbone,
+            lsh_num_hashes=settings.lsh_num_hashes,
+            lsh_num_buckets=settings.num_buckets,
+            lsh_chunk_length=settings.lsh_chunk_length,
+            lsh_num_chunks_after=settings.lsh_num_chunks_after,
+            lsh_seed=settings.seed,
+        )
+    preprocessor = AlbertTextClassifierPreprocessor.from_preset(
+        settings.preset, sequence_length=settings.sequence_length
+    )
+    return AlbertClassifier(backbone, num_classes=num_classes, preprocessor=preprocessor)
+
+
+class StepTimer(keras.callbacks.Callback):
+    """Times each training step; stops training early when the projected
+    time of all `planned_steps` exceeds `max_seconds` (0: never)."""
+
+    def __init__(self, planned_steps, max_seconds=0.0):
+        super().__init__()
+        self.planned_steps = planned_steps
+        self.max_seconds = max_seconds
+        self.seconds = []
+        self.first_step_seconds = None
+        self.projected_seconds = None
+        self._started = None
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._started = time.perf_counter()
+
+    def on_train_batch_end(self, batch, logs=None):
+        elapsed = time.perf_counter() - self._started
+        if self.first_step_seconds is None:
+            self.first_step_seconds = elapsed  # includes tracing: not a step time
+            return
+        self.seconds.append(elapsed)
+        if self.max_seconds and len(self.seconds) == PROBE_STEPS:
+            self.projected_seconds = float(np.median(self.seconds)) * self.planned_steps
+            if self.projected_seconds > self.max_seconds:
+                self.model.stop_training = True
+
+    @property
+    def over_budget(self):
+        return bool(self.max_seconds) and (self.projected_seconds or 0) > self.max_seconds
+
+    def spread(self):
+        values = np.asarray(self.seconds or [np.nan])
+        return {
+            "median": round(float(np.median(values)), 4),
+            "min": round(float(values.min()), 4),
+            "max": round(float(values.max()), 4),
+            "steps": len(self.seconds),
+        }
+
+
+def run_long_document_row(task, settings, verbose=2):
+    """Fine-tunes and scores one model; returns its row (a dict).
+
+    Args:
+        task: a `LongDocumentTask` (`long_document_task(...)`).
+        settings: a `LongDocumentSettings`.
+        verbose: Keras `fit` verbosity.
+
+    Returns:
+        {"name", "status": "done", "accuracy", "macro_f1", "step_seconds"
+        (median/min/max over the timed steps), ...}; with `max_hours` set
+        and exceeded, status "over_time_budget" and the projection instead.
+    """
+    settings.check()
+    recipe = settings.recipe
+    pieces = settings.sequence_length - 2
+    keras.utils.set_random_seed(settings.seed)
+    classifier = long_document_classifier(settings, task.num_classes)
+    train_texts, train_labels = task.texts("train", pieces), task.labels("train")
+    planned_steps = recipe.epochs * -(-len(train_texts) // recipe.batch_size)
+    timer = StepTimer(planned_steps, 3600.0 * settings.max_hours)
+    row = {
+        "name": settings.name,
+        "model": settings.attention,
+        "sequence_length": settings.sequence_length,
+        "train_passages": len(train_texts),
+        "test_passages": len(task.labels("test")),
+    }
+    if settings.attention == "lsh":
+        row["lsh"] = {
+            "num_hashes": settings.lsh_num_hashes,
+            "num_buckets": settings.num_buckets,
+            "chunk_length": settings.lsh_chunk_length,
+            "num_chunks_after": settings.lsh_num_chunks_after,
+        }
+    started = time.perf_counter()
+    history = fine_tune_classifier(
+        classifier, train_texts, train_labels, recipe, seed=settings.seed, verbose=verbose,
+        callbacks=[timer],
+        validation_data=(task.texts("validation", pieces), task.labels("validation")),
+    )
+    row["fine_tune_seconds"] = round(time.perf_counter() - started, 1)
+    row["first_step_seconds"] = round(timer.first_step_seconds or 0.0, 3)
+    row["step_seconds"] = timer.spread()
+    if timer.over_budget:
+        row.update(status="over_time_budget", projected_hours=round(timer.projected_seconds / 3600, 2),
+                   max_hours=settings.max_hours)
+        return row
+    started = time.perf_counter()
+    logits = classifier.predict(task.texts("test", pieces), batch_size=recipe.batch_size, verbose=0)
+    row.update(classification_scores(task.labels("test"), logits.argmax(-1)))
+    row["evaluate_seconds"] = round(time.perf_counter() - started, 1)
+    row["epochs_run"] = len(history.history["loss"])
+    row["validation_accuracy"] = [
+        round(float(v), 4) for v in history.history.get("val_sparse_categorical_accuracy", [])
+    ]
+    row["status"] = "done"
+    return row
+
+
+def tfidf_long_document_row(task, sequence_length):
+    """TF-IDF + LinearSVC on the first `sequence_length - 2` pieces."""
+    check_positive_int("sequence_length", sequence_length)
+    pieces = max(1, sequence_length - 2)
+    result = tfidf_baseline(
+        task.texts("train", pieces), task.labels("train"),
+        task.texts("test", pieces), task.labels("test"),
+    )
+    return {
+        "name": f"tfidf-{sequence_length}",
+        "model": "tfidf",
+        "sequence_length": sequence_length,
+        "train_passages": len(task.labels("train")),
+        "test_passages": len(task.labels("test")),
+        "accuracy": result["accuracy"],
+        "macro_f1": result["macro_f1"],
+        "fine_tune_seconds": result["seconds"],
+        "status": "done",
+    }
