@@ -181,11 +181,13 @@ def test_progress_lines_go_to_stdout_and_the_logger_is_restored(capsys):
     with showing_progress():
         with logged_step(logger, "Converting"):
             pass
+        logger.warning("No TPU; falling back to CPU.")
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
-    assert len(lines) == 2 and captured.err == ""
+    assert len(lines) == 2
     assert lines[0].endswith("] Converting ...")
     assert lines[1].endswith("] Converting: done in 0.0 s")
+    assert captured.err.endswith("] WARNING: No TPU; falling back to CPU.\n")
     assert (parent.level, parent.propagate, list(parent.handlers)) == before
     logger.info("not shown once the command is done")
     assert capsys.readouterr().out == ""
