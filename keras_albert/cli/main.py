@@ -19,6 +19,7 @@ its exit status (tests, tools).
 """
 
 import collections
+import difflib
 import importlib
 import logging
 import sys
@@ -72,7 +73,9 @@ def parse(arguments):
         command_line.fail(f"name a command: {', '.join(COMMANDS)} ({command_line.PROGRAM} --help)")
     name = arguments[0]
     if name not in COMMANDS:
-        command_line.fail(f"unknown command {name!r}; the commands: {', '.join(COMMANDS)}")
+        close = difflib.get_close_matches(name, COMMANDS, n=1)
+        guess = f"did you mean {close[0]!r}? " if close else ""
+        command_line.fail(f"unknown command {name!r}; {guess}the commands: {', '.join(COMMANDS)}")
     module = importlib.import_module(COMMANDS[name])
     return Command(name, module, command_line.parse_command(name, module, arguments[1:]))
 

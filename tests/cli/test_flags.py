@@ -88,7 +88,8 @@ def test_absl_flags_reach_absl_logging():
     (FINETUNE + ["--flagfile=/no/such.flags"], "error: Unable to open flagfile: [Errno 2]"),
     (["export", "--preset=p", "--format=onnx", "--output=o"], "value should be one of <saved_model|tfhub|tflite>"),
     (["convert", "--from=tf1", "--src=a", "--dst=b", "--to=tf1"], "value should be one of <keras_albert|hf|keras_hub>"),
-    (["finetuen", "--preset=p"], "error: unknown command 'finetuen'; the commands: pretrain, finetune,"),
+    (["finetuen", "--preset=p"], "error: unknown command 'finetuen'; did you mean 'finetune'? the commands: "),
+    (["--corpus=a"], "error: unknown command '--corpus=a'; the commands: pretrain, finetune,"),
     ([], "error: name a command: pretrain, finetune, convert, export, distill"),
 ])
 def test_bad_command_lines_exit_2_with_one_line(capsys, arguments, message):
