@@ -1,7 +1,5 @@
 """`python -m keras_albert COMMAND ...`; see `--help`."""
 
-import sys
+from keras_albert.cli.main import run_as_app
 
-from keras_albert.cli.main import main
-
-sys.exit(main())
+run_as_app()

@@ -4,11 +4,10 @@ Each ```python block runs in a fresh namespace in a temporary directory;
 placeholders (a preset path, a fine-tuned teacher, an exported file) are
 replaced by bundled presets or by files this test makes, and long fits by
 a step or an epoch. Each ``python -m keras_albert`` command in a shell
-block is parsed by the command's own argument parser: its subcommand and
-every flag it uses must exist and take the values written.
+block is parsed by the command's own absl flags: its command and every
+flag it uses must exist and take the values written.
 """
 
-import argparse
 import importlib
 import pathlib
 import re
@@ -111,30 +110,20 @@ def test_python_block_runs(code, tmp_path, monkeypatch):
     exec(compile(code, "<README block>", "exec"), {"__name__": "__readme__"})
 
 
-def _command_parser(command):
-    from keras_albert.cli.main import COMMANDS
-
-    assert command in COMMANDS, f"no command {command!r}; known: {sorted(COMMANDS)}"
-    module = COMMANDS[command]
-    if isinstance(module, str):  # commands named by module, imported lazily
-        module = importlib.import_module(module)
-    parser = argparse.ArgumentParser(prog=f"python -m keras_albert {command}", exit_on_error=False)
-    module.add_arguments(parser)
-    return parser
-
-
 @pytest.mark.parametrize("argv", _commands())
 def test_command_flags_parse(argv):
-    parser = _command_parser(argv[0])
-    flags = [word.split("=", 1)[0] for word in argv[1:] if word.startswith("--")]
-    known = set(parser._option_string_actions)
-    assert not set(flags) - known, f"unknown flags {sorted(set(flags) - known)} in {argv}"
-    if "..." in argv:
+    from keras_albert.cli import command_line
+    from keras_albert.cli.main import COMMANDS
+
+    assert argv[0] in COMMANDS, f"no command {argv[0]!r}; known: {sorted(COMMANDS)}"
+    module = importlib.import_module(COMMANDS[argv[0]])
+    flag_values = command_line.command_flags(module)
+    arguments = argv[1:]
+    if "..." in arguments:
         # Elided flags: what is written must still parse, so the flags
         # elided may be the required ones.
-        for action in parser._actions:
-            action.required = False
-        argv = [word for word in argv if word != "..."]
-        parser.parse_args(argv[1:])
-    else:
-        parser.parse_args(argv[1:])
+        for flag in flag_values.get_flags_for_module(module.__name__):
+            flag.validators.clear()
+        arguments = [word for word in arguments if word != "..."]
+    # Raises on an unknown flag, a bad value or a stray argument.
+    command_line.parse_flags(flag_values, arguments)

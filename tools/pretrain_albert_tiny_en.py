@@ -70,7 +70,7 @@ def main():
         "--max_seq_length", "128",
         "--max_predictions_per_seq", "20",
         "--dupe_factor", "1",
-        "--dynamic_masking", "true",
+        "--dynamic_masking=true",  # absl: a boolean takes its value after "="
         "--shuffle_buffer_size", "250000",
         "--batch_size", str(args.batch_size),
         "--train_steps", str(args.train_steps),

@@ -1,1 +1,5 @@
-"""Command line: `python -m keras_albert <command> --help`."""
+"""Command line: `python -m keras_albert COMMAND --help`.
+
+absl flags, one module per command; `main.py` says what a command module
+holds and how to add one.
+"""

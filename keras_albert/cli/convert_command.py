@@ -10,11 +10,16 @@ appears whole or not at all.
 """
 
 import json
+import logging
 import pathlib
 import tempfile
 
+from absl import flags
+
+from keras_albert.cli.flag_types import define_boolean
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.atomic_file import check_writable_directory
+from keras_albert.utils.progress import logged_step
 
 # The converters import TensorFlow: they are imported where they are used,
 # so that `--help` stays fast.
@@ -23,22 +28,19 @@ HELP = "convert checkpoints from/to TF1, Hugging Face, keras-hub, TF-Hub"
 
 SOURCES = ("tf1", "hf", "keras_hub", "tfhub", "keras_albert")
 TARGETS = ("keras_albert", "hf", "keras_hub")
+_logger = logging.getLogger(__name__)
 
 
-def add_arguments(parser):
-    parser.add_argument("--from", dest="source_format", required=True, choices=SOURCES)
-    parser.add_argument("--to", dest="target_format", default="keras_albert", choices=TARGETS)
-    parser.add_argument("--src", required=True, help="source directory or tarball")
-    parser.add_argument("--dst", required=True, help="directory to write")
-    parser.add_argument(
-        "--config", default=None,
-        help="JSON object of backbone arguments the source does not store "
-        "(TF-Hub modules: num_layers for non-official widths)",
-    )
-    parser.add_argument(
-        "--overwrite", action="store_true",
-        help="replace --dst even if it is a directory this tool did not write",
-    )
+def define_flags(flag_values):
+    fv = flag_values
+    flags.DEFINE_enum("from", None, SOURCES, "format of --src (required)", required=True, flag_values=fv)
+    flags.DEFINE_enum("to", "keras_albert", TARGETS, "format to write", flag_values=fv)
+    flags.DEFINE_string("src", None, "source directory or tarball (required)", required=True, flag_values=fv)
+    flags.DEFINE_string("dst", None, "directory to write (required)", required=True, flag_values=fv)
+    flags.DEFINE_string("config", None,
+                        "JSON object of backbone arguments the source does not store "
+                        "(TF-Hub modules: num_layers for non-official widths)", flag_values=fv)
+    define_boolean("overwrite", False, "replace --dst even if it is a directory this tool did not write", fv)
 
 
 def _overrides(text):
@@ -78,7 +80,8 @@ def from_preset(target_format, preset, dst, overwrite=False):
     from keras_albert.convert.huggingface import export_huggingface
     from keras_albert.convert.keras_hub_preset import export_keras_hub_preset
 
-    model = load_preset_model(preset)
+    with logged_step(_logger, f"Loading the keras_albert preset {str(preset)!r}"):
+        model = load_preset_model(preset)
     vocabulary = preset_vocabulary(preset)
     if target_format == "hf":
         return export_huggingface(model, dst, vocabulary, overwrite=overwrite)
@@ -89,27 +92,27 @@ def from_preset(target_format, preset, dst, overwrite=False):
     raise ValueError(f"`--to` must be one of {TARGETS}. Received: {target_format!r}")
 
 
-def run(args):
-    src, dst = pathlib.Path(args.src), pathlib.Path(args.dst)
+def run(flag_values):
+    source_format, target_format = flag_values["from"].value, flag_values.to
+    src, dst, overwrite = pathlib.Path(flag_values.src), pathlib.Path(flag_values.dst), flag_values.overwrite
     if not src.exists():
         raise FileNotFoundError(f"`--src` does not exist: {str(src)!r}")
-    if args.source_format == args.target_format:
-        raise ValueError(f"`--from` and `--to` are both {args.source_format!r}: nothing to convert.")
-    overrides = _overrides(args.config)
+    if source_format == target_format:
+        raise ValueError(f"`--from` and `--to` are both {source_format!r}: nothing to convert.")
+    overrides = _overrides(flag_values.config)
     # Refusals that need no conversion come first.
-    kind = "huggingface" if args.target_format == "hf" else "preset"
-    check_replaceable(dst, kind, args.overwrite, name="--dst")
+    kind = "huggingface" if target_format == "hf" else "preset"
+    check_replaceable(dst, kind, overwrite, name="--dst")
     check_writable_directory(dst.parent, name="--dst")
-    overwrite = args.overwrite
-    print(f"Converting {args.source_format} {str(src)!r} -> {args.target_format} {str(dst)!r}")
-    if args.target_format == "keras_albert":
-        written = to_preset(args.source_format, src, dst, overrides, overwrite)
-    elif args.source_format == "keras_albert":
-        written = from_preset(args.target_format, src, dst, overwrite)
+    print(f"Converting {source_format} {str(src)!r} -> {target_format} {str(dst)!r}", flush=True)
+    if target_format == "keras_albert":
+        written = to_preset(source_format, src, dst, overrides, overwrite)
+    elif source_format == "keras_albert":
+        written = from_preset(target_format, src, dst, overwrite)
     else:
         # Foreign to foreign: through a temporary keras_albert preset.
         with tempfile.TemporaryDirectory(prefix="keras_albert_convert_") as scratch:
-            preset = to_preset(args.source_format, src, pathlib.Path(scratch) / "preset", overrides)
-            written = from_preset(args.target_format, preset, dst, overwrite)
-    print(f"Wrote {written}")
+            preset = to_preset(source_format, src, pathlib.Path(scratch) / "preset", overrides)
+            written = from_preset(target_format, preset, dst, overwrite)
+    print(f"Wrote {written}", flush=True)
     return written

@@ -14,62 +14,74 @@ OUTPUT/metrics.json and TensorBoard logs in OUTPUT/logs (--no_tensorboard:
 none).
 """
 
-import dataclasses
+from absl import flags
 
 from keras_albert.cli.flag_choices import STRATEGY_NAMES
-from keras_albert.cli.flag_types import add_tensorboard_flags
-from keras_albert.cli.flag_types import boolean_flag
+from keras_albert.cli.flag_types import define_boolean
+from keras_albert.cli.flag_types import define_tensorboard_flags
+from keras_albert.cli.flag_types import settings_from_flags
+from keras_albert.cli.flag_types import tensorboard
 from keras_albert.pipelines.distillation_settings import DistillationSettings
 
 HELP = "distill a small (MobileBERT-style) student from a teacher preset"
 
 
-def add_arguments(parser):
+def define_flags(flag_values):
     defaults = DistillationSettings(teacher="", student_config="", corpus=[], output="")
-    add = parser.add_argument
-    add("--teacher", required=True, help="teacher preset name or directory (with an MLM head)")
-    add("--student_config", required=True,
-        help="inline JSON object or JSON file of AlbertBackbone arguments "
-        "(vocabulary_size and max_sequence_length default to the teacher's)")
-    add("--corpus", nargs="+", required=True,
-        help="text files or glob patterns: one sentence per line, blank line between documents")
-    add("--output", required=True, help="run directory: data/, preset/, metrics.json, logs/")
-    add("--train_steps", type=int, default=defaults.train_steps,
-        help="steps of the final, whole-student stage")
-    add("--steps_per_stage", type=int, default=defaults.steps_per_stage,
-        help="progressive transfer: steps per mapped layer before the final stage (0: off)")
-    add("--batch_size", type=int, default=defaults.batch_size)
-    add("--sequence_length", type=int, default=defaults.sequence_length)
-    add("--max_predictions_per_seq", type=int, default=defaults.max_predictions_per_seq)
-    add("--dupe_factor", type=int, default=defaults.dupe_factor)
-    add("--learning_rate", type=float, default=defaults.learning_rate)
-    add("--warmup_steps", type=int, default=defaults.warmup_steps, help="default: a tenth of each stage")
-    add("--layer_map", default=defaults.layer_map,
-        help='JSON {"student_layer": teacher_layer, ...} (0-based); default spreads evenly')
-    add("--feature_weight", type=float, default=defaults.feature_weight)
-    add("--attention_weight", type=float, default=defaults.attention_weight)
-    add("--mlm_weight", type=float, default=defaults.mlm_weight)
-    add("--alpha", type=float, default=defaults.alpha, help="weight of the teacher's soft predictions")
-    add("--temperature", type=float, default=defaults.temperature)
-    add("--shuffle_buffer_size", type=int, default=defaults.shuffle_buffer_size,
-        help="instances held for shuffling (cover the data if it fits in memory)")
-    add("--log_every", type=int, default=defaults.log_every, help="steps between progress lines")
-    add("--data_dir", default=defaults.data_dir,
-        help="where the TFRecords are written or reused (default OUTPUT/data)")
-    add("--jit_compile", type=boolean_flag, default=defaults.jit_compile, help="XLA (faster on CPU too)")
-    add("--strategy", choices=STRATEGY_NAMES, default=defaults.strategy)
-    add("--seed", type=int, default=defaults.seed)
-    add_tensorboard_flags(add, defaults.tensorboard)
+    fv = flag_values
+    flags.DEFINE_string("teacher", None, "teacher preset name or directory, with an MLM head (required)",
+                        required=True, flag_values=fv)
+    flags.DEFINE_string("student_config", None,
+                        "inline JSON object or JSON file of AlbertBackbone arguments (vocabulary_size "
+                        "and max_sequence_length default to the teacher's) (required)",
+                        required=True, flag_values=fv)
+    flags.DEFINE_multi_string("corpus", None,
+                              "text files or glob patterns: one sentence per line, blank line between "
+                              "documents (required; --corpus a.txt b.txt)", required=True, flag_values=fv)
+    flags.DEFINE_string("output", None, "run directory: data/, preset/, metrics.json, logs/ (required)",
+                        required=True, flag_values=fv)
+    flags.DEFINE_integer("train_steps", defaults.train_steps, "steps of the final, whole-student stage",
+                         flag_values=fv)
+    flags.DEFINE_integer("steps_per_stage", defaults.steps_per_stage,
+                         "progressive transfer: steps per mapped layer before the final stage (0: off)",
+                         flag_values=fv)
+    flags.DEFINE_integer("batch_size", defaults.batch_size, "global batch size", flag_values=fv)
+    flags.DEFINE_integer("sequence_length", defaults.sequence_length, "tokens per instance", flag_values=fv)
+    flags.DEFINE_integer("max_predictions_per_seq", defaults.max_predictions_per_seq,
+                         "masked positions per instance", flag_values=fv)
+    flags.DEFINE_integer("dupe_factor", defaults.dupe_factor, "passes over the corpus, each with other masks",
+                         flag_values=fv)
+    flags.DEFINE_float("learning_rate", defaults.learning_rate, "peak, after linear warmup", flag_values=fv)
+    flags.DEFINE_integer("warmup_steps", defaults.warmup_steps, "default: a tenth of each stage",
+                         flag_values=fv)
+    flags.DEFINE_string("layer_map", defaults.layer_map,
+                        'JSON {"student_layer": teacher_layer, ...} (0-based); default spreads evenly',
+                        flag_values=fv)
+    flags.DEFINE_float("feature_weight", defaults.feature_weight, "weight of feature-map transfer",
+                       flag_values=fv)
+    flags.DEFINE_float("attention_weight", defaults.attention_weight, "weight of attention transfer",
+                       flag_values=fv)
+    flags.DEFINE_float("mlm_weight", defaults.mlm_weight, "weight of the masked-LM loss", flag_values=fv)
+    flags.DEFINE_float("alpha", defaults.alpha, "weight of the teacher's soft predictions", flag_values=fv)
+    flags.DEFINE_float("temperature", defaults.temperature, "softmax temperature of the soft predictions",
+                       flag_values=fv)
+    flags.DEFINE_integer("shuffle_buffer_size", defaults.shuffle_buffer_size,
+                         "instances held for shuffling (cover the data if it fits in memory)", flag_values=fv)
+    flags.DEFINE_integer("log_every", defaults.log_every, "steps between progress lines", flag_values=fv)
+    flags.DEFINE_string("data_dir", defaults.data_dir,
+                        "where the TFRecords are written or reused (default OUTPUT/data)", flag_values=fv)
+    define_boolean("jit_compile", defaults.jit_compile, "XLA (faster on CPU too)", fv)
+    flags.DEFINE_enum("strategy", defaults.strategy, STRATEGY_NAMES, "tf.distribute strategy", flag_values=fv)
+    flags.DEFINE_integer("seed", defaults.seed, "random seed (data, weights, shuffling)", flag_values=fv)
+    define_tensorboard_flags(fv, defaults.tensorboard)
 
 
-def settings_from_flags(args):
-    return DistillationSettings(**{
-        field.name: getattr(args, field.name) for field in dataclasses.fields(DistillationSettings)
-    })
+def settings_from(flag_values):
+    return settings_from_flags(DistillationSettings, flag_values, tensorboard=tensorboard(flag_values))
 
 
-def run(args):
+def run(flag_values):
     # Imports TensorFlow: here rather than at the top so `--help` is fast.
     from keras_albert.pipelines.distillation import run_distillation
 
-    return run_distillation(settings_from_flags(args))
+    return run_distillation(settings_from(flag_values))

@@ -12,11 +12,16 @@ a failed check leaves nothing behind and keeps any earlier export.
 """
 
 import json
+import logging
 import pathlib
 
+from absl import flags
+
 from keras_albert.cli.flag_choices import QUANTIZATIONS
+from keras_albert.cli.flag_types import define_boolean
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.atomic_file import check_writable_directory
+from keras_albert.utils.progress import logged_step
 
 HELP = "export a preset as a raw-string SavedModel, TF-Hub modules or TFLite"
 FORMATS = ("saved_model", "tfhub", "tflite")
@@ -26,23 +31,27 @@ _CHECK_TEXTS = [
     "She walked slowly to the village in the evening.",
     "the act of running",
 ]
+_logger = logging.getLogger(__name__)
 
 
-def add_arguments(parser):
-    add = parser.add_argument
-    add("--preset", required=True, help="preset name or directory (a fine-tuned task for saved_model/tflite)")
-    add("--format", required=True, choices=FORMATS)
-    add("--output", required=True, help="directory (saved_model, tfhub) or .tflite file")
-    add("--quantize", default="none", choices=QUANTIZATIONS, help="tflite only")
-    add("--sequence_length", type=int, default=None, help="tflite: fixed input length")
-    add("--pair", action="store_true", help="saved_model, raw-string tflite: inputs text and text_pair")
-    add("--raw_strings", action="store_true",
-        help="tflite: take raw strings (tokenizer inside; run with tensorflow-text's op registrar)")
-    add("--batch_size", type=int, default=1, help="raw-string tflite: fixed batch size")
-    add("--texts", default=None,
-        help="text file, one text per line: checks the export (and calibrates int8)")
-    add("--overwrite", action="store_true",
-        help="replace --output even if it is not an earlier export of this format")
+def define_flags(flag_values):
+    fv = flag_values
+    flags.DEFINE_string("preset", None,
+                        "preset name or directory, a fine-tuned task for saved_model/tflite (required)",
+                        required=True, flag_values=fv)
+    flags.DEFINE_enum("format", None, FORMATS, "what to write (required)", required=True, flag_values=fv)
+    flags.DEFINE_string("output", None, "directory (saved_model, tfhub) or .tflite file (required)",
+                        required=True, flag_values=fv)
+    flags.DEFINE_enum("quantize", "none", QUANTIZATIONS, "tflite only", flag_values=fv)
+    flags.DEFINE_integer("sequence_length", None, "tflite: fixed input length (default: the preset's)",
+                         flag_values=fv)
+    define_boolean("pair", False, "saved_model, raw-string tflite: inputs text and text_pair", fv)
+    define_boolean("raw_strings", False,
+                   "tflite: take raw strings (tokenizer inside; run with tensorflow-text's op registrar)", fv)
+    flags.DEFINE_integer("batch_size", 1, "raw-string tflite: fixed batch size", flag_values=fv)
+    flags.DEFINE_string("texts", None, "text file, one text per line: checks the export (and calibrates int8)",
+                        flag_values=fv)
+    define_boolean("overwrite", False, "replace --output even if it is not an earlier export of this format", fv)
 
 
 def _texts(path):
@@ -55,19 +64,28 @@ def _texts(path):
     return texts
 
 
-def _check_output(args):
+def _check_output(flag_values):
     from keras_albert.export.tflite_export import check_output_file
 
-    output = pathlib.Path(args.output)
-    if args.format == "tflite":
-        check_output_file(output, args.overwrite)
+    output = pathlib.Path(flag_values.output)
+    if flag_values.format == "tflite":
+        check_output_file(output, flag_values.overwrite)
         return
-    kind = "tfhub_modules" if args.format == "tfhub" else "saved_model"
-    check_replaceable(output, kind, args.overwrite, name="--output")
+    kind = "tfhub_modules" if flag_values.format == "tfhub" else "saved_model"
+    check_replaceable(output, kind, flag_values.overwrite, name="--output")
     check_writable_directory(output.parent, name="--output")
 
 
-def run(args):
+def _check_combination(flag_values):
+    if flag_values.format != "tflite" and (flag_values.quantize != "none" or flag_values.sequence_length):
+        raise ValueError("`--quantize` and `--sequence_length` apply to --format=tflite only.")
+    if flag_values.format != "tflite" and (flag_values.raw_strings or flag_values.batch_size != 1):
+        raise ValueError("`--raw_strings` and `--batch_size` apply to --format=tflite only.")
+    if flag_values.format == "tflite" and flag_values.quantize == "int8" and flag_values.texts is None:
+        raise ValueError("Full int8 calibrates on representative text: pass --texts FILE.")
+
+
+def run(flag_values):
     # The exporters import TensorFlow: imported here so `--help` stays fast.
     from keras_albert.convert.converted_preset import load_preset_model
     from keras_albert.convert.converted_preset import preset_vocabulary
@@ -78,41 +96,38 @@ def run(args):
     from keras_albert.export.tflite_export import export_tflite
     from keras_albert.models.preset_resolution import resolve_preset
 
-    if args.format != "tflite" and (args.quantize != "none" or args.sequence_length):
-        raise ValueError("`--quantize` and `--sequence_length` apply to --format=tflite only.")
-    if args.format != "tflite" and (args.raw_strings or args.batch_size != 1):
-        raise ValueError("`--raw_strings` and `--batch_size` apply to --format=tflite only.")
-    if args.format == "tflite" and args.quantize == "int8" and args.texts is None:
-        raise ValueError("Full int8 calibrates on representative text: pass --texts FILE.")
-    texts = _texts(args.texts)
+    name, fmt, output, overwrite = flag_values.preset, flag_values.format, flag_values.output, flag_values.overwrite
+    _check_combination(flag_values)
+    texts = _texts(flag_values.texts)
     # The output is judged before the preset is loaded and converted.
-    _check_output(args)
-    preset = resolve_preset(args.preset)
-    print(f"Exporting {args.preset!r} as {args.format} to {args.output!r}", flush=True)
-    if args.format == "tfhub":
+    _check_output(flag_values)
+    preset = resolve_preset(name)
+    print(f"Exporting {name!r} as {fmt} to {output!r}", flush=True)
+    if fmt == "tfhub":
         vocabulary = preset_vocabulary(preset)
         if vocabulary is None:
-            raise ValueError(f"Preset {args.preset!r} has no SentencePiece vocabulary to export.")
-        difference = export_tfhub(
-            load_preset_model(preset), vocabulary, args.output, overwrite=args.overwrite
-        )
+            raise ValueError(f"Preset {name!r} has no SentencePiece vocabulary to export.")
+        with logged_step(_logger, f"Loading {name!r}"):
+            model = load_preset_model(preset)
+        difference = export_tfhub(model, vocabulary, output, overwrite=overwrite)
         report = {"format": "tfhub", "max_abs_difference": difference}
-    elif args.format == "saved_model":
-        difference = export_serving_saved_model(
-            load_task(preset), args.output, pair=args.pair, check_texts=texts,
-            overwrite=args.overwrite,
-        )
-        report = {"format": "saved_model", "max_abs_difference": difference}
-    elif args.raw_strings:
-        report = export_raw_string_tflite(
-            load_task(preset), args.output, args.quantize, args.sequence_length,
-            pair=args.pair, batch_size=args.batch_size, check_texts=texts,
-            overwrite=args.overwrite,
-        )
     else:
-        report = export_tflite(
-            load_task(preset), args.output, args.quantize, args.sequence_length,
-            check_texts=texts, representative_texts=texts, overwrite=args.overwrite,
-        )
+        with logged_step(_logger, f"Loading {name!r}"):
+            task = load_task(preset)
+        if fmt == "saved_model":
+            difference = export_serving_saved_model(
+                task, output, pair=flag_values.pair, check_texts=texts, overwrite=overwrite
+            )
+            report = {"format": "saved_model", "max_abs_difference": difference}
+        elif flag_values.raw_strings:
+            report = export_raw_string_tflite(
+                task, output, flag_values.quantize, flag_values.sequence_length, pair=flag_values.pair,
+                batch_size=flag_values.batch_size, check_texts=texts, overwrite=overwrite,
+            )
+        else:
+            report = export_tflite(
+                task, output, flag_values.quantize, flag_values.sequence_length,
+                check_texts=texts, representative_texts=texts, overwrite=overwrite,
+            )
     print(json.dumps(report, indent=2), flush=True)
     return report

@@ -22,60 +22,69 @@ the teacher labels:
       --output=runs/student
 """
 
-import dataclasses
+from absl import flags
 
 from keras_albert.cli.flag_choices import STRATEGY_NAMES
-from keras_albert.cli.flag_types import add_tensorboard_flags
+from keras_albert.cli.flag_types import define_tensorboard_flags
+from keras_albert.cli.flag_types import settings_from_flags
+from keras_albert.cli.flag_types import tensorboard
 from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
 from keras_albert.pipelines.finetuning_settings import FinetuneSettings
 
 HELP = "fine-tune a preset on classification, regression, SQuAD, RACE or CoNLL data"
 
 
-def add_arguments(parser):
+def define_flags(flag_values):
     defaults = FinetuneSettings(preset="", task="", train="", eval="", output="")
-    add = parser.add_argument
-    add("--preset", required=True, help="preset name or directory")
-    add("--task", required=True, choices=FINETUNING_TASKS)
-    add("--train", required=True, help="training file (a directory for GLUE or RACE)")
-    add("--eval", required=True, help="evaluation file (a directory for GLUE or RACE)")
-    add("--output", required=True, help="directory for metrics, curves, preset, serving model, logs")
-    add("--glue_task", default=defaults.glue_task,
-        help="GLUE task name; --train/--eval are then the GLUE directory")
-    add("--tfds", default=defaults.tfds,
-        help="TFDS dataset (e.g. glue/sst2) read from a local copy; --train/--eval are split names")
-    add("--tfds_data_dir", default=defaults.tfds_data_dir, help="where the TFDS dataset was prepared")
-    add("--text_columns", nargs="+", default=list(defaults.text_columns),
-        help="one column, or two for pairs")
-    add("--label_column", default=defaults.label_column)
-    add("--sequence_length", type=int, default=defaults.sequence_length)
-    add("--doc_stride", type=int, default=defaults.doc_stride, help="squad: pieces between window starts")
-    add("--epochs", type=int, default=defaults.epochs)
-    add("--batch_size", type=int, default=defaults.batch_size)
-    add("--learning_rate", type=float, default=defaults.learning_rate)
-    add("--warmup_fraction", type=float, default=defaults.warmup_fraction)
-    add("--strategy", choices=STRATEGY_NAMES, default=defaults.strategy)
-    add("--seed", type=int, default=defaults.seed)
-    add_tensorboard_flags(add, defaults.tensorboard)
-    distill = parser.add_argument_group(
-        "task distillation (classification): learn a fine-tuned teacher's predictions")
-    distill.add_argument("--teacher", default=defaults.teacher,
-                         help="a classifier preset fine-tuned on the same labels (same order: finetune sorts them)")
-    distill.add_argument("--transfer_texts", default=defaults.transfer_texts,
-                         help="unlabelled in-domain texts, one per line, that the teacher labels")
-    distill.add_argument("--distill_temperature", type=float, default=defaults.distill_temperature)
-    distill.add_argument("--distill_alpha", type=float, default=defaults.distill_alpha,
-                         help="weight of the teacher's soft targets on labelled examples")
+    fv = flag_values
+    flags.DEFINE_string("preset", None, "preset name or directory (required)", required=True, flag_values=fv)
+    flags.DEFINE_enum("task", None, FINETUNING_TASKS, "the task and its file formats (required)", required=True,
+                      flag_values=fv)
+    flags.DEFINE_string("train", None, "training file, a directory for GLUE or RACE (required)",
+                        required=True, flag_values=fv)
+    flags.DEFINE_string("eval", None, "evaluation file, a directory for GLUE or RACE (required)",
+                        required=True, flag_values=fv)
+    flags.DEFINE_string("output", None, "directory for metrics, curves, preset, serving model, logs (required)",
+                        required=True, flag_values=fv)
+    flags.DEFINE_string("glue_task", defaults.glue_task,
+                        "GLUE task name; --train/--eval are then the GLUE directory", flag_values=fv)
+    flags.DEFINE_string("tfds", defaults.tfds,
+                        "TFDS dataset (e.g. glue/sst2) read from a local copy; --train/--eval are split names",
+                        flag_values=fv)
+    flags.DEFINE_string("tfds_data_dir", defaults.tfds_data_dir, "where the TFDS dataset was prepared",
+                        flag_values=fv)
+    flags.DEFINE_multi_string("text_columns", list(defaults.text_columns),
+                              "one column, or two for pairs (--text_columns a b)", flag_values=fv)
+    flags.DEFINE_string("label_column", defaults.label_column, "column holding the label", flag_values=fv)
+    flags.DEFINE_integer("sequence_length", defaults.sequence_length, "tokens per example (or window)", flag_values=fv)
+    flags.DEFINE_integer("doc_stride", defaults.doc_stride, "squad: pieces between window starts", flag_values=fv)
+    flags.DEFINE_integer("epochs", defaults.epochs, "each scored on --eval; the best is kept", flag_values=fv)
+    flags.DEFINE_integer("batch_size", defaults.batch_size, "global batch size", flag_values=fv)
+    flags.DEFINE_float("learning_rate", defaults.learning_rate, "peak, after linear warmup", flag_values=fv)
+    flags.DEFINE_float("warmup_fraction", defaults.warmup_fraction, "of all training steps", flag_values=fv)
+    flags.DEFINE_enum("strategy", defaults.strategy, STRATEGY_NAMES, "tf.distribute strategy", flag_values=fv)
+    flags.DEFINE_integer("seed", defaults.seed, "random seed (weights, shuffling, dropout)", flag_values=fv)
+    define_tensorboard_flags(fv, defaults.tensorboard)
+    # Task distillation (classification): learn a fine-tuned teacher's predictions.
+    flags.DEFINE_string("teacher", defaults.teacher,
+                        "task distillation: a classifier preset fine-tuned on the same labels "
+                        "(same order: finetune sorts them)", flag_values=fv)
+    flags.DEFINE_string("transfer_texts", defaults.transfer_texts,
+                        "task distillation: unlabelled in-domain texts, one per line, that the teacher labels",
+                        flag_values=fv)
+    flags.DEFINE_float("distill_temperature", defaults.distill_temperature, "task distillation: softmax temperature",
+                       flag_values=fv)
+    flags.DEFINE_float("distill_alpha", defaults.distill_alpha,
+                       "task distillation: weight of the teacher's soft targets on labelled examples",
+                       flag_values=fv)
 
 
-def settings_from_flags(args):
-    return FinetuneSettings(**{
-        field.name: getattr(args, field.name) for field in dataclasses.fields(FinetuneSettings)
-    })
+def settings_from(flag_values):
+    return settings_from_flags(FinetuneSettings, flag_values, tensorboard=tensorboard(flag_values))
 
 
-def run(args):
+def run(flag_values):
     # Imports TensorFlow: here rather than at the top so `--help` is fast.
     from keras_albert.pipelines.finetuning import run_finetuning
 
-    return run_finetuning(settings_from_flags(args))
+    return run_finetuning(settings_from(flag_values))

@@ -1,6 +1,6 @@
 """Choices of flags whose library modules import TensorFlow.
 
-Copied here so that building the parsers (and `--help`) imports no
+Copied here so that defining the flags (and `--help`) imports no
 TensorFlow; tests/cli/test_help.py checks the copies against the library.
 """
 

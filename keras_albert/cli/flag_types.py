@@ -1,19 +1,52 @@
-"""argparse `type=` converters shared by the commands."""
+"""absl flag kinds the commands share."""
+
+import dataclasses
+
+from absl import flags
+
+_TRUE = ("true", "t", "1", "yes", "on")
+_FALSE = ("false", "f", "0", "no", "off")
 
 
-def boolean_flag(text):
-    """"true"/"false" (also 1/0, yes/no, on/off) -> bool."""
-    lowered = text.lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(f"expected true or false, got {text!r}")
+class _BooleanParser(flags.BooleanParser):
+    """absl's boolean parser, also taking yes/no and on/off (as the
+    commands always have), with an error that lists what it accepts."""
+
+    def parse(self, argument):
+        if isinstance(argument, str) and argument.lower() in _TRUE + _FALSE:
+            return argument.lower() in _TRUE
+        if isinstance(argument, bool):
+            return argument
+        raise ValueError("expected true or false (also 1/0, yes/no, on/off)")
 
 
-def add_tensorboard_flags(add, default):
-    """--tensorboard=BOOL and its --no_tensorboard spelling (finetune, distill)."""
-    add("--tensorboard", type=boolean_flag, default=default,
-        help="write TensorBoard logs to OUTPUT/logs (default true)")
-    add("--no_tensorboard", dest="tensorboard", action="store_false",
-        help="same as --tensorboard=false")
+def define_boolean(name, default, help, flag_values):
+    """--NAME, --noNAME or --NAME=true/false (not `--NAME false`: a value
+    after a space is not the flag's)."""
+    flag = flags.Flag(_BooleanParser(), None, name, default, help, boolean=True)
+    return flags.DEFINE_flag(flag, flag_values)
+
+
+def define_tensorboard_flags(flag_values, default):
+    """--tensorboard=BOOL, and --no_tensorboard as the commands have always
+    spelt it (absl's own negation is --notensorboard)."""
+    define_boolean("tensorboard", default, "write TensorBoard logs to OUTPUT/logs", flag_values)
+    define_boolean("no_tensorboard", False, "same as --tensorboard=false", flag_values)
+
+
+def tensorboard(flag_values):
+    """The --tensorboard value, after --no_tensorboard."""
+    return flag_values.tensorboard and not flag_values.no_tensorboard
+
+
+def settings_from_flags(settings_class, flag_values, **values):
+    """A pipeline's settings dataclass from the flags of the same names;
+    `values` set fields whose flags differ."""
+    for field in dataclasses.fields(settings_class):
+        values.setdefault(field.name, flag_values[field.name].value)
+    return settings_class(**values)
+
+
+# The flags these helpers define belong to the command that calls them (its
+# --help lists them), not to this module.
+flags.disclaim_key_flags()

@@ -1,12 +1,36 @@
-"""`python -m keras_albert`: one entry point, one module per command.
+"""`python -m keras_albert COMMAND --flag=value ...`: one module per command.
 
-Building the parsers imports no TensorFlow (the command modules import
-their pipelines inside `run`), so `--help` and flag errors answer at once.
+A command is a module `keras_albert/cli/NAME_command.py` with
+  - a docstring: what the command does and example command lines (its
+    `--help` prints it as written, then the flags);
+  - `HELP`: one line for the list of commands;
+  - `define_flags(flag_values)`: absl `flags.DEFINE_*(..., flag_values=
+    flag_values)` calls; the module imports no TensorFlow, so that `--help`
+    and flag errors answer at once;
+  - `run(flag_values)`: imports what it needs and does the work, saying
+    what it does before each long step (print, or a "keras_albert" logger:
+    `keras_albert.utils.progress.logged_step`). A ValueError or OSError is
+    bad input: one `error: ...` line on stderr and exit status 2.
+Adding a command is that module and one line in `COMMANDS`.
+
+`python -m keras_albert` runs through `absl.app.run` (absl logging, its
+debugging flags); `main(argv)` runs a command in this process and returns
+its exit status (tests, tools).
 """
 
-import argparse
+import collections
+import difflib
 import importlib
+import logging
 import sys
+
+from absl import app
+from absl import flags
+from absl import logging as absl_logging
+
+from keras_albert.cli import command_line
+from keras_albert.cli.progress_output import showing_progress
+from keras_albert.utils.progress import logged_step
 
 COMMANDS = {
     "pretrain": "keras_albert.cli.pretrain_command",
@@ -15,44 +39,102 @@ COMMANDS = {
     "export": "keras_albert.cli.export_command",
     "distill": "keras_albert.cli.distill_command",
 }
+Command = collections.namedtuple("Command", ["name", "module", "flag_values"])
+_logger = logging.getLogger(__name__)
 
 
-def build_parser():
-    parser = argparse.ArgumentParser(
-        prog="python -m keras_albert",
-        description="ALBERT for Keras 3: pretrain, fine-tune, convert, export, distill.\n\n"
-        "  python -m keras_albert COMMAND --help    flags of one command",
-        # Keeps the example command lines of the docstrings on their own lines.
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+def top_level_help():
+    width = max(len(name) for name in COMMANDS)
+    lines = [
+        f"usage: {command_line.PROGRAM} COMMAND --flag=value ...",
+        "",
+        "ALBERT for Keras 3: pretrain, fine-tune, convert, export, distill.",
+        "",
+        "commands:",
+    ]
     for name, module_name in COMMANDS.items():
-        module = importlib.import_module(module_name)
-        module.add_arguments(
-            commands.add_parser(
-                name, help=module.HELP, description=module.__doc__,
-                formatter_class=argparse.RawDescriptionHelpFormatter,
-            )
-        )
-    return parser
+        lines.append(f"    {name:<{width}}  {importlib.import_module(module_name).HELP}")
+    lines += [
+        "",
+        f"{command_line.PROGRAM} COMMAND --help      the command's flags, with their defaults",
+        f"{command_line.PROGRAM} COMMAND --helpfull  absl's flags too (logging, debugging)",
+        f"{command_line.PROGRAM} COMMAND --flagfile=FILE ...  flags read from FILE, one per line",
+    ]
+    return "\n".join(lines)
+
+
+def parse(arguments):
+    """The command named first in `arguments`, its flags parsed; raises
+    `command_line.Exit` after help or a bad command line."""
+    if not arguments or arguments[0] in ("-h", "--help", "--helpshort", "--helpfull"):
+        if arguments:
+            print(top_level_help())
+            raise command_line.Exit(0)
+        command_line.fail(f"name a command: {', '.join(COMMANDS)} ({command_line.PROGRAM} --help)")
+    name = arguments[0]
+    if name not in COMMANDS:
+        close = difflib.get_close_matches(name, COMMANDS, n=1)
+        guess = f"did you mean {close[0]!r}? " if close else ""
+        command_line.fail(f"unknown command {name!r}; {guess}the commands: {', '.join(COMMANDS)}")
+    module = importlib.import_module(COMMANDS[name])
+    return Command(name, module, command_line.parse_command(name, module, arguments[1:]))
+
+
+def run_command(command):
+    """Runs a parsed command; returns 0, or 2 after bad input."""
+    with showing_progress():
+        _import_api()
+        try:
+            command.module.run(command.flag_values)
+        except Exception as error:  # noqa: BLE001 (re-raised unless bad input)
+            if not _is_input_error(error):
+                raise
+            # Bad input or an unusable path (PermissionError, a full disk, an
+            # archive refusal): one line that says what is wrong, exit 2 as
+            # for bad flags.
+            print(f"error: {_one_line(error)}", file=sys.stderr)
+            return 2
+    return 0
+
+
+def _import_api():
+    # What `import keras_albert` registers (classes, the keras-hub preset
+    # converter), which `python -m keras_albert` skipped for speed; the
+    # first import of TensorFlow takes seconds.
+    if "tensorflow" in sys.modules:
+        importlib.import_module("keras_albert.public_api")
+        return
+    with logged_step(_logger, "Importing TensorFlow and keras_albert"):
+        importlib.import_module("keras_albert.public_api")
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
-    # What `import keras_albert` registers (classes, the keras-hub preset
-    # converter), which `python -m keras_albert` skipped for speed.
-    importlib.import_module("keras_albert.public_api")
+    """Runs `argv` (default: sys.argv[1:]) in this process; returns the
+    exit status."""
     try:
-        importlib.import_module(COMMANDS[args.command]).run(args)
-    except Exception as error:  # noqa: BLE001 (re-raised unless bad input)
-        if not _is_input_error(error):
-            raise
-        # Bad input or an unusable path (PermissionError, a full disk, an
-        # archive refusal): one line that says what is wrong, exit 2 as
-        # argparse does for bad flags.
-        print(f"error: {_one_line(error)}", file=sys.stderr)
-        return 2
-    return 0
+        command = parse(list(sys.argv[1:] if argv is None else argv))
+    except command_line.Exit as done:
+        return done.code
+    return run_command(command)
+
+
+def _parse_or_exit(argv):
+    try:
+        command = parse(argv[1:])
+    except command_line.Exit as done:
+        sys.exit(done.code)
+    if flags.FLAGS["verbosity"].using_default_value:
+        # absl.app would lower the threshold to INFO, which shows TensorFlow's
+        # INFO lines (signature renames, sharding callbacks) on stderr; the
+        # commands' own progress is on stdout. --verbosity=0 shows them.
+        flags.FLAGS.verbosity = absl_logging.WARNING
+    return command
+
+
+def run_as_app():
+    """`python -m keras_albert`: absl.app.run sets up absl logging (and
+    --run_with_pdb, --run_with_profiling, ...) around the command."""
+    app.run(run_command, flags_parser=_parse_or_exit)
 
 
 def _tensorflow_op_error():

@@ -6,79 +6,85 @@ strategy and writes a keras_albert preset to OUTPUT/preset. Run the same
 command again after an interruption to continue exactly where it stopped.
 """
 
-import dataclasses
+from absl import flags
 
 from keras_albert.cli.flag_choices import PRECISION_POLICIES
 from keras_albert.cli.flag_choices import STRATEGY_NAMES
-from keras_albert.cli.flag_types import boolean_flag
+from keras_albert.cli.flag_types import define_boolean
+from keras_albert.cli.flag_types import settings_from_flags
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings
 
 HELP = "pretrain ALBERT on a text corpus and write a preset"
 
 
-def add_arguments(parser):
+def define_flags(flag_values):
     defaults = PretrainingSettings(corpus=[], output="")
-    add = parser.add_argument
-    add("--corpus", nargs="+", required=True,
-        help="text files or glob patterns: one sentence per line, a blank "
-        "line between documents (Google's format)")
-    add("--output", required=True, help="run directory (resumed if it exists)")
-    add("--config", default=defaults.config,
-        help="official preset name, JSON file or inline JSON object of "
-        "AlbertBackbone arguments (vocabulary_size is set from the vocabulary)")
-    add("--vocab_size", "--vocabulary_size", dest="vocabulary_size", type=int,
-        default=defaults.vocabulary_size)
-    add("--document_boundary", choices=("blank_line", "file"),
-        default=defaults.document_boundary)
-    add("--sentence_split", choices=("line", "punctuation"),
-        default=defaults.sentence_split)
-    add("--init_preset", default=None,
-        help="continue pretraining from this preset (directory or bundled "
-        "name): its weights, MLM/sentence heads and vocabulary; --config and "
-        "--vocab_size are then ignored")
-    add("--teacher_embeddings", default=None,
-        help="sentence-level distillation: a directory with texts.txt and "
-        "vectors.npy (a teacher's sentence embeddings, e.g. from "
-        "tools/teacher_embeddings.py); the pooled output learns them beside MLM/SOP")
-    add("--embedding_sequence_length", type=int, default=defaults.embedding_sequence_length,
-        help="pieces per teacher text")
-    add("--eval_corpus", nargs="+", help="held-out text, evaluated at the end")
-    add("--max_seq_length", type=int, default=defaults.max_seq_length)
-    add("--max_predictions_per_seq", type=int, default=defaults.max_predictions_per_seq)
-    add("--masked_lm_prob", type=float, default=defaults.masked_lm_prob)
-    add("--dupe_factor", type=int, default=defaults.dupe_factor)
-    add("--sentence_task", choices=("sop", "nsp", "none"), default=defaults.sentence_task)
-    add("--num_shards", type=int, default=defaults.num_shards)
-    add("--dynamic_masking", type=boolean_flag, default=defaults.dynamic_masking,
-        help="draw new masks for every batch in the input pipeline")
-    add("--shuffle_buffer_size", type=int, default=defaults.shuffle_buffer_size,
-        help="training records held for shuffling; cover the data if it fits in memory")
-    add("--batch_size", type=int, default=defaults.batch_size, help="global batch size")
-    add("--train_steps", type=int, default=defaults.train_steps)
-    add("--warmup_steps", type=int, default=None,
-        help="default: min(3125, train_steps // 10)")
-    add("--learning_rate", type=float, default=defaults.learning_rate)
-    add("--optimizer", choices=("lamb", "adamw"), default=defaults.optimizer)
-    add("--checkpoint_every", type=int, default=defaults.checkpoint_every,
-        help="steps between checkpoints; must divide --train_steps")
-    add("--steps_per_execution", type=int, default=defaults.steps_per_execution)
-    add("--strategy", choices=STRATEGY_NAMES, default=defaults.strategy)
-    add("--tpu", default=None, help="TPU name or grpc:// address")
-    add("--precision", choices=PRECISION_POLICIES, default=defaults.precision)
-    add("--jit_compile", type=boolean_flag, default=defaults.jit_compile)
-    add("--seed", type=int, default=defaults.seed)
+    fv = flag_values
+    flags.DEFINE_multi_string(
+        "corpus", None, "text files or glob patterns: one sentence per line, a blank line "
+        "between documents, Google's format (required; --corpus a.txt b.txt)", required=True, flag_values=fv)
+    flags.DEFINE_string("output", None, "run directory, resumed if it exists (required)", required=True,
+                        flag_values=fv)
+    flags.DEFINE_string("config", defaults.config,
+                        "official preset name, JSON file or inline JSON object of AlbertBackbone "
+                        "arguments (vocabulary_size is set from the vocabulary)", flag_values=fv)
+    flags.DEFINE_integer("vocab_size", defaults.vocabulary_size, "SentencePiece pieces", flag_values=fv)
+    flags.DEFINE_alias("vocabulary_size", "vocab_size", flag_values=fv)
+    flags.DEFINE_enum("document_boundary", defaults.document_boundary, ("blank_line", "file"),
+                      "what separates documents", flag_values=fv)
+    flags.DEFINE_enum("sentence_split", defaults.sentence_split, ("line", "punctuation"),
+                      "what separates sentences", flag_values=fv)
+    flags.DEFINE_string("init_preset", None,
+                        "continue pretraining from this preset (directory or bundled name): its "
+                        "weights, MLM/sentence heads and vocabulary; --config and --vocab_size are "
+                        "then ignored", flag_values=fv)
+    flags.DEFINE_string("teacher_embeddings", None,
+                        "sentence-level distillation: a directory with texts.txt and vectors.npy (a "
+                        "teacher's sentence embeddings, e.g. from tools/teacher_embeddings.py); the "
+                        "pooled output learns them beside MLM/SOP", flag_values=fv)
+    flags.DEFINE_integer("embedding_sequence_length", defaults.embedding_sequence_length,
+                         "pieces per teacher text", flag_values=fv)
+    flags.DEFINE_multi_string("eval_corpus", None, "held-out text, evaluated at the end", flag_values=fv)
+    flags.DEFINE_integer("max_seq_length", defaults.max_seq_length, "tokens per instance", flag_values=fv)
+    flags.DEFINE_integer("max_predictions_per_seq", defaults.max_predictions_per_seq,
+                         "masked positions per instance", flag_values=fv)
+    flags.DEFINE_float("masked_lm_prob", defaults.masked_lm_prob, "share of tokens masked", flag_values=fv)
+    flags.DEFINE_integer("dupe_factor", defaults.dupe_factor,
+                         "passes over the corpus, each with other masks", flag_values=fv)
+    flags.DEFINE_enum("sentence_task", defaults.sentence_task, ("sop", "nsp", "none"),
+                      "sentence-order, next-sentence or no sentence head", flag_values=fv)
+    flags.DEFINE_integer("num_shards", defaults.num_shards, "training TFRecord files", flag_values=fv)
+    define_boolean("dynamic_masking", defaults.dynamic_masking,
+                   "draw new masks for every batch in the input pipeline", fv)
+    flags.DEFINE_integer("shuffle_buffer_size", defaults.shuffle_buffer_size,
+                         "training records held for shuffling; cover the data if it fits in memory",
+                         flag_values=fv)
+    flags.DEFINE_integer("batch_size", defaults.batch_size, "global batch size", flag_values=fv)
+    flags.DEFINE_integer("train_steps", defaults.train_steps, "optimizer steps", flag_values=fv)
+    flags.DEFINE_integer("warmup_steps", None, "default: min(3125, train_steps // 10)", flag_values=fv)
+    flags.DEFINE_float("learning_rate", defaults.learning_rate, "peak, after linear warmup", flag_values=fv)
+    flags.DEFINE_enum("optimizer", defaults.optimizer, ("lamb", "adamw"), "LAMB as ALBERT, or AdamW", flag_values=fv)
+    flags.DEFINE_integer("checkpoint_every", defaults.checkpoint_every,
+                         "steps between checkpoints; must divide --train_steps", flag_values=fv)
+    flags.DEFINE_integer("steps_per_execution", defaults.steps_per_execution,
+                         "steps per call into the compiled graph", flag_values=fv)
+    flags.DEFINE_enum("strategy", defaults.strategy, STRATEGY_NAMES, "tf.distribute strategy", flag_values=fv)
+    flags.DEFINE_string("tpu", None, "TPU name or grpc:// address", flag_values=fv)
+    flags.DEFINE_enum("precision", defaults.precision, PRECISION_POLICIES, "Keras dtype policy",
+                      flag_values=fv)
+    define_boolean("jit_compile", defaults.jit_compile, "XLA (faster on CPU too)", fv)
+    flags.DEFINE_integer("seed", defaults.seed, "random seed (data, weights, shuffling)", flag_values=fv)
 
 
-def run(args):
+def run(flag_values):
     # Imports TensorFlow: here rather than at the top so `--help` is fast.
     from keras_albert.pipelines.pretraining import expand_corpus
     from keras_albert.pipelines.pretraining import run_pretraining
 
-    values = {
-        field.name: getattr(args, field.name)
-        for field in dataclasses.fields(PretrainingSettings)
-    }
-    values["corpus"] = expand_corpus(args.corpus)
-    if args.eval_corpus:
-        values["eval_corpus"] = expand_corpus(args.eval_corpus, "eval_corpus")
-    return run_pretraining(PretrainingSettings(**values))
+    eval_corpus = flag_values.eval_corpus
+    settings = settings_from_flags(
+        PretrainingSettings, flag_values,
+        corpus=expand_corpus(flag_values.corpus),
+        eval_corpus=expand_corpus(eval_corpus, "eval_corpus") if eval_corpus else None,
+    )
+    return run_pretraining(settings)

@@ -7,6 +7,7 @@ With `cls/...` heads in the weights the preset holds an `AlbertPretrainer`
 (MLM and, when present, SOP heads) next to the backbone.
 """
 
+import logging
 import pathlib
 
 from keras_albert.convert.tf1_names import SOP_KERNEL
@@ -16,6 +17,9 @@ from keras_albert.models.albert_pretrainer import AlbertPretrainer
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
+from keras_albert.utils.progress import logged_step
+
+_logger = logging.getLogger(__name__)
 
 
 def check_destination(dst, overwrite=False, kind="preset"):
@@ -50,15 +54,17 @@ def write_converted_preset(
         overwrite: replace `dst` even if it is not a preset.
     """
     dst = check_destination(dst, overwrite)
-    model = build_model(config, weights, source)
+    with logged_step(_logger, f"Building the model and checking {len(weights)} weights"):
+        model = build_model(config, weights, source)
     tokenizer = None
     if vocabulary is not None:
         # Every published ALBERT vocabulary is uncased.
         tokenizer = AlbertTokenizer(proto=vocabulary, lowercase=True)
-    with atomic_directory(dst, "preset", overwrite) as staging:
-        model.save_to_preset(staging)
-        if tokenizer is not None:
-            tokenizer.save_to_preset(staging)
+    with logged_step(_logger, f"Writing the preset {str(dst)!r}"):
+        with atomic_directory(dst, "preset", overwrite) as staging:
+            model.save_to_preset(staging)
+            if tokenizer is not None:
+                tokenizer.save_to_preset(staging)
     return str(dst)
 
 

@@ -8,6 +8,7 @@ usually `spiece.model`. Weights are read with safetensors, or with
 """
 
 import json
+import logging
 import pathlib
 
 import numpy as np
@@ -19,8 +20,10 @@ from keras_albert.convert.converted_preset import check_destination
 from keras_albert.convert.converted_preset import write_converted_preset
 from keras_albert.convert.tf1_names import get_model_weights
 from keras_albert.utils.atomic_directory import atomic_directory
+from keras_albert.utils.progress import logged_step
 
 _ENCODER = "bert/encoder/transformer"
+_logger = logging.getLogger(__name__)
 # Buffers and tied copies Hugging Face may store that carry no weights of
 # their own: position ids, and the decoder tied to the word embeddings and
 # to `predictions.bias`.
@@ -167,7 +170,8 @@ def convert_huggingface(src, dst, overwrite=False):
             "only 'albert' converts."
         )
     config = albert_config_to_ours(raw, "hf", source=f"{str(config_path)!r}")
-    weights = hf_state_to_tf1(read_hf_state(src), config)
+    with logged_step(_logger, f"Reading the Hugging Face weights in {str(src)!r}"):
+        weights = hf_state_to_tf1(read_hf_state(src), config)
     vocabulary = src / "spiece.model"
     return write_converted_preset(
         dst,
@@ -215,13 +219,14 @@ def export_huggingface(model, dst, vocabulary=None, overwrite=False):
     backbone = getattr(model, "backbone", model)
     config = ours_to_hf_config(backbone.get_config(), hf_architecture(model))
     state = model_to_hf_state(model)
-    with atomic_directory(dst, "huggingface", overwrite) as staging:
-        staging = pathlib.Path(staging)
-        save_file(state, str(staging / "model.safetensors"), metadata={"format": "pt"})
-        (staging / "config.json").write_text(json.dumps(config, indent=2))
-        if vocabulary is not None:
-            (staging / "spiece.model").write_bytes(vocabulary)
-            (staging / "tokenizer_config.json").write_text(
-                json.dumps({"tokenizer_class": "AlbertTokenizer", "do_lower_case": True})
-            )
+    with logged_step(_logger, f"Writing the Hugging Face model {str(dst)!r}"):
+        with atomic_directory(dst, "huggingface", overwrite) as staging:
+            staging = pathlib.Path(staging)
+            save_file(state, str(staging / "model.safetensors"), metadata={"format": "pt"})
+            (staging / "config.json").write_text(json.dumps(config, indent=2))
+            if vocabulary is not None:
+                (staging / "spiece.model").write_bytes(vocabulary)
+                (staging / "tokenizer_config.json").write_text(
+                    json.dumps({"tokenizer_class": "AlbertTokenizer", "do_lower_case": True})
+                )
     return str(dst)

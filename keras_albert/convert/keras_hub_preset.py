@@ -9,6 +9,7 @@ keras-hub's weight keys are positional, so both directions go through its
 """
 
 import json
+import logging
 import pathlib
 
 from keras_albert.convert.converted_preset import check_destination
@@ -21,8 +22,10 @@ from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preset_resolution import register_foreign_preset_converter
 from keras_albert.utils.atomic_directory import atomic_directory
+from keras_albert.utils.progress import logged_step
 
 _KERAS_HUB_BACKBONE = "keras_hub>AlbertBackbone"
+_logger = logging.getLogger(__name__)
 
 
 def is_keras_hub_albert_preset(path):
@@ -51,20 +54,23 @@ def convert_keras_hub_preset(src, dst, overwrite=False):
             f"config.json must name registered_name={_KERAS_HUB_BACKBONE!r} "
             "(for a Hugging Face directory use --from=hf)."
         )
-    source = keras_hub.models.AlbertBackbone.from_preset(str(src))
-    config = keras_hub_config_to_ours(source.get_config())
-    backbone = AlbertBackbone(**config)
-    set_backbone_weights(
-        backbone,
-        keras_hub_backbone_weights(source),
-        source=f"keras-hub preset {str(src)!r}",
-    )
-    with atomic_directory(dst, "preset", overwrite) as staging:
-        backbone.save_to_preset(staging)
-        vocabulary = pathlib.Path(src) / "assets" / "tokenizer" / "vocabulary.spm"
-        if vocabulary.is_file():
-            # The official vocabularies are uncased: lowercase as Google did.
-            AlbertTokenizer(proto=vocabulary.read_bytes()).save_to_preset(staging)
+    with logged_step(_logger, f"Loading the keras-hub preset {str(src)!r}"):
+        source = keras_hub.models.AlbertBackbone.from_preset(str(src))
+    with logged_step(_logger, "Building the backbone and setting its weights"):
+        config = keras_hub_config_to_ours(source.get_config())
+        backbone = AlbertBackbone(**config)
+        set_backbone_weights(
+            backbone,
+            keras_hub_backbone_weights(source),
+            source=f"keras-hub preset {str(src)!r}",
+        )
+    with logged_step(_logger, f"Writing the preset {str(dst)!r}"):
+        with atomic_directory(dst, "preset", overwrite) as staging:
+            backbone.save_to_preset(staging)
+            vocabulary = pathlib.Path(src) / "assets" / "tokenizer" / "vocabulary.spm"
+            if vocabulary.is_file():
+                # The official vocabularies are uncased: lowercase as Google did.
+                AlbertTokenizer(proto=vocabulary.read_bytes()).save_to_preset(staging)
     return str(dst)
 
 
@@ -99,14 +105,16 @@ def export_keras_hub_preset(backbone, dst, vocabulary=None, overwrite=False):
     import keras_hub
 
     check_destination(dst, overwrite)
-    theirs = keras_hub.models.AlbertBackbone(
-        **_keras_hub_arguments(backbone.get_config())
-    )
-    set_keras_hub_backbone_weights(theirs, get_backbone_weights(backbone))
-    with atomic_directory(dst, "preset", overwrite) as staging:
-        theirs.save_to_preset(staging)
-        if vocabulary is not None:
-            keras_hub.models.AlbertTokenizer(proto=vocabulary).save_to_preset(staging)
+    with logged_step(_logger, "Building keras-hub's AlbertBackbone and setting its weights"):
+        theirs = keras_hub.models.AlbertBackbone(
+            **_keras_hub_arguments(backbone.get_config())
+        )
+        set_keras_hub_backbone_weights(theirs, get_backbone_weights(backbone))
+    with logged_step(_logger, f"Writing the keras-hub preset {str(dst)!r}"):
+        with atomic_directory(dst, "preset", overwrite) as staging:
+            theirs.save_to_preset(staging)
+            if vocabulary is not None:
+                keras_hub.models.AlbertTokenizer(proto=vocabulary).save_to_preset(staging)
     return str(dst)
 
 

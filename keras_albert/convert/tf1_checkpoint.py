@@ -7,6 +7,7 @@ A release is a directory (or the published `.tar.gz` of one) holding
 `global_step` are skipped.
 """
 
+import logging
 import pathlib
 import re
 import tempfile
@@ -19,8 +20,10 @@ from keras_albert.convert.albert_config import read_json_config
 from keras_albert.convert.converted_preset import check_destination
 from keras_albert.convert.converted_preset import write_converted_preset
 from keras_albert.convert.safe_tarball import extract_tarball
+from keras_albert.utils.progress import logged_step
 
 CONFIG_FILE = "albert_config.json"
+_logger = logging.getLogger(__name__)
 # Optimizer state and bookkeeping the release carries next to the weights.
 _SKIPPED = re.compile(
     r"(^global_step$|/(adam_[mv]|lamb_[mv]|Adam(_\d+)?|Momentum)$|^(beta[12]_power)$)"
@@ -93,7 +96,8 @@ def convert_tf1_checkpoint(src, dst, overwrite=False):
     """Converts a TF1 release directory or tarball at `src` to a preset."""
     check_destination(dst, overwrite)
     with tempfile.TemporaryDirectory(prefix="keras_albert_tf1_") as scratch:
-        config, weights, vocabulary = read_tf1_release(src, scratch)
+        with logged_step(_logger, f"Reading the TF1 release {str(src)!r}"):
+            config, weights, vocabulary = read_tf1_release(src, scratch)
         return write_converted_preset(
             dst, config, weights, vocabulary, source=f"TF1 checkpoint {str(src)!r}",
             overwrite=overwrite,

@@ -8,6 +8,7 @@ the number of layers is not stored in any variable, so it is taken from
 the official config with the same width or from `overrides`.
 """
 
+import logging
 import pathlib
 
 import numpy as np
@@ -16,8 +17,10 @@ import tensorflow as tf
 from keras_albert.convert.converted_preset import check_destination
 from keras_albert.convert.converted_preset import write_converted_preset
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
+from keras_albert.utils.progress import logged_step
 
 _LAYER = "bert/encoder/transformer/group_0/inner_group_0"
+_logger = logging.getLogger(__name__)
 _ATTENTION = f"{_LAYER}/attention_1"
 
 
@@ -153,7 +156,8 @@ def convert_tfhub_module(src, dst, overrides=None, overwrite=False):
         raise FileNotFoundError(
             f"`src` must be a TF-Hub module directory with saved_model.pb: {str(src)!r}"
         )
-    weights = read_hub_variables(src)
+    with logged_step(_logger, f"Loading the TF-Hub module {str(src)!r}"):
+        weights = read_hub_variables(src)
     # Heads are read off the per-head kernels, before they are flattened.
     config = _infer_config(weights, overrides, src)
     weights = _flatten_attention(weights)

@@ -21,6 +21,8 @@ Inputs have a fixed batch size (`batch_size`, default 1). Every file is run
 right after conversion and compared with the Keras task on the same texts.
 """
 
+import logging
+
 import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
@@ -36,6 +38,9 @@ from keras_albert.export.tflite_export import write_atomically
 from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.models.preprocessor_inputs import padded_to
 from keras_albert.models.serving_signature import logit_outputs
+from keras_albert.utils.progress import logged_step
+
+_logger = logging.getLogger(__name__)
 
 
 def _check_classifier(task):
@@ -246,15 +251,20 @@ def export_raw_string_tflite(
     sequence_length = check_sequence_length(task, sequence_length)
     check_texts = list(check_texts or ["A short check sentence.", "Another, longer one!"])
     pairs = list(reversed(check_texts)) if pair else None
-    content = convert_raw_string(
-        task, sequence_length, quantize, pair, batch_size, representative_texts or check_texts
-    )
-    report = compare_outputs(
-        run_raw_string_tflite(content, check_texts, pairs),
-        _keras_outputs(task, check_texts, pairs, sequence_length),
-        quantize,
-    )
-    write_atomically(path, content, overwrite)
+    with logged_step(
+        _logger, f"Converting to raw-string TFLite (quantize={quantize}, sequence_length={sequence_length})"
+    ):
+        content = convert_raw_string(
+            task, sequence_length, quantize, pair, batch_size, representative_texts or check_texts
+        )
+    with logged_step(_logger, f"Checking the TFLite model against Keras on {len(check_texts)} texts"):
+        report = compare_outputs(
+            run_raw_string_tflite(content, check_texts, pairs),
+            _keras_outputs(task, check_texts, pairs, sequence_length),
+            quantize,
+        )
+    with logged_step(_logger, f"Writing {str(path)!r}"):
+        write_atomically(path, content, overwrite)
     report.update(
         path=str(path),
         bytes=len(content),

@@ -27,6 +27,7 @@ place; a failed check leaves nothing behind and any earlier export intact.
 Loading it needs `import tensorflow_text` first (the SentencePiece op).
 """
 
+import logging
 
 import keras
 import numpy as np
@@ -38,8 +39,10 @@ from keras_albert.models.length_buckets import unbucketed
 from keras_albert.models.serving_signature import check_serving_preprocessor
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
+from keras_albert.utils.progress import logged_step
 
 PARITY_TOLERANCE = 1e-5
+_logger = logging.getLogger(__name__)
 
 
 def _check_exportable(task, path, overwrite=False):
@@ -110,10 +113,13 @@ def export_serving_saved_model(
     if length_buckets == "auto":
         length_buckets = getattr(task, "length_buckets", None)
     buckets = check_buckets(length_buckets)
-    signature = task.serving_signature(check_texts, length_buckets=buckets, pair=pair)
-    archive = _archive(task, signature)
+    with logged_step(_logger, "Tracing the serving signature"):
+        signature = task.serving_signature(check_texts, length_buckets=buckets, pair=pair)
+        archive = _archive(task, signature)
     with atomic_directory(path, "saved_model", overwrite) as staging:
-        archive.write_out(str(staging), verbose=False)
-        with unbucketed(task):
-            difference = _verify(staging, signature.example_inputs, signature.expected_outputs)
+        with logged_step(_logger, f"Writing the SavedModel for {str(path)!r}"):
+            archive.write_out(str(staging), verbose=False)
+        with logged_step(_logger, f"Checking the SavedModel against Keras on {len(check_texts)} texts"):
+            with unbucketed(task):
+                difference = _verify(staging, signature.example_inputs, signature.expected_outputs)
     return difference

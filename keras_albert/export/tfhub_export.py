@@ -27,6 +27,7 @@ shared layer, so only `sharing="all"` with one group and one inner block
 exports.
 """
 
+import logging
 import math
 import pathlib
 
@@ -41,9 +42,11 @@ from keras_albert.export.label_file import write_label_file
 from keras_albert.models.albert_tokenizer import albert_normalize_text
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
+from keras_albert.utils.progress import logged_step
 
 _MASK_PENALTY = -1e9
 PARITY_TOLERANCE = 1e-5
+_logger = logging.getLogger(__name__)
 
 
 def _gelu(x):
@@ -273,15 +276,18 @@ def export_tfhub(model, vocabulary, directory, overwrite=False):
     weights = get_model_weights(model if hasattr(model, "masked_lm_head") else backbone)
     with atomic_directory(directory, "tfhub_modules", overwrite) as staging:
         staging = pathlib.Path(staging)
-        encoder = HubEncoder(backbone, weights, with_mlm=hasattr(model, "masked_lm_head"))
-        tf.saved_model.save(encoder, str(staging / "encoder"))
-        vocabulary_file = staging / "vocabulary.spm"
-        vocabulary_file.write_bytes(vocabulary)
-        preprocessor = HubPreprocessor(str(vocabulary_file))
-        tf.saved_model.save(preprocessor, str(staging / "preprocessor"))
-        vocabulary_file.unlink()
+        with logged_step(_logger, f"Writing the TF-Hub encoder for {str(directory)!r}"):
+            encoder = HubEncoder(backbone, weights, with_mlm=hasattr(model, "masked_lm_head"))
+            tf.saved_model.save(encoder, str(staging / "encoder"))
+        with logged_step(_logger, "Writing the TF-Hub preprocessor"):
+            vocabulary_file = staging / "vocabulary.spm"
+            vocabulary_file.write_bytes(vocabulary)
+            preprocessor = HubPreprocessor(str(vocabulary_file))
+            tf.saved_model.save(preprocessor, str(staging / "preprocessor"))
+            vocabulary_file.unlink()
         label_names = getattr(model, "label_names", None)
         if label_names:
             write_label_file(staging, label_names)
-        difference = _check_encoder(staging / "encoder", backbone)
+        with logged_step(_logger, "Checking the encoder against the Keras backbone"):
+            difference = _check_encoder(staging / "encoder", backbone)
     return difference

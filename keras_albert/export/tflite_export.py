@@ -10,6 +10,7 @@ writes a model whose every output is NaN, with no warning: the variables
 are passed in explicitly.)
 """
 
+import logging
 import pathlib
 
 import numpy as np
@@ -19,6 +20,7 @@ from keras_albert.models.albert_question_answerer import AlbertQuestionAnswerer
 from keras_albert.models.preprocessor_inputs import padded_to
 from keras_albert.utils.atomic_file import check_writable_directory
 from keras_albert.utils.atomic_file import write_file_atomically
+from keras_albert.utils.progress import logged_step
 from keras_albert.utils.validation import check_sequence_length as check_length
 
 QUANTIZATIONS = ("none", "float16", "dynamic", "int8")
@@ -26,6 +28,7 @@ QUANTIZATIONS = ("none", "float16", "dynamic", "int8")
 FLOAT_TOLERANCE = {"none": 1e-4, "float16": 1e-2}
 MIN_ARGMAX_AGREEMENT = 0.99
 INPUT_NAMES = ("token_ids", "segment_ids", "padding_mask")
+_logger = logging.getLogger(__name__)
 
 
 def check_quantize(quantize):
@@ -227,8 +230,11 @@ def export_tflite(
     representative = None
     if quantize == "int8":
         representative = token_features(task, representative_texts or check_texts, sequence_length)
-    content = convert(task, sequence_length, quantize, representative)
-    report = verify(content, task, token_features(task, check_texts, sequence_length), quantize)
-    write_atomically(path, content, overwrite)
+    with logged_step(_logger, f"Converting to TFLite (quantize={quantize}, sequence_length={sequence_length})"):
+        content = convert(task, sequence_length, quantize, representative)
+    with logged_step(_logger, f"Checking the TFLite model against Keras on {len(check_texts)} texts"):
+        report = verify(content, task, token_features(task, check_texts, sequence_length), quantize)
+    with logged_step(_logger, f"Writing {str(path)!r}"):
+        write_atomically(path, content, overwrite)
     report.update(path=str(path), bytes=len(content), sequence_length=sequence_length)
     return report

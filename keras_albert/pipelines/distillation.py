@@ -127,6 +127,7 @@ def run_distillation(settings):
     corpus = expand_corpus(settings.corpus)
     student_config = parse_student_config(settings.student_config)
     keras.utils.set_random_seed(settings.seed)
+    print(f"Loading the teacher {settings.teacher!r}", flush=True)
     tokenizer = AlbertTokenizer.from_preset(settings.teacher)
     strategy = resolve_strategy(settings.strategy)
     with strategy.scope():
@@ -147,6 +148,7 @@ def run_distillation(settings):
     data = data_dir / (f"train-seq{settings.sequence_length}-pred{settings.max_predictions_per_seq}"
                        f"-dupe{settings.dupe_factor}-seed{settings.seed}.tfrecord")
     data_dir.mkdir(parents=True, exist_ok=True)
+    print(f"Data: masked-LM instances from {len(corpus)} corpus file(s) in {data}", flush=True)
     count = write_distillation_records(
         corpus, tokenizer.proto, str(data), max_seq_length=settings.sequence_length,
         max_predictions_per_seq=settings.max_predictions_per_seq,

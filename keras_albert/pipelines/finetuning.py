@@ -126,14 +126,15 @@ def with_teacher_targets(settings, task, train):
             f"in class-id order, are {list(task.label_set)}."
         )
     x, y = train
+    extra = []
     if settings.transfer_texts:
         if isinstance(x, tuple):
             raise ValueError("`--transfer_texts` holds single texts; this task has text pairs.")
         text = pathlib.Path(settings.transfer_texts).read_text("utf-8")
         extra = [line for line in text.splitlines() if line.strip()]
-        print(f"Teacher labels {len(extra)} transfer texts", flush=True)
         x = list(x) + extra
         y = np.concatenate([y, np.full(len(extra), UNLABELLED, y.dtype)])
+    print(f"Teacher {settings.teacher!r} labels {len(x)} texts ({len(extra)} transfer texts)", flush=True)
     return (x, distillation_targets(teacher_logits(teacher, x), y)), loss
 
 
@@ -174,6 +175,7 @@ def run_finetuning(settings):
     # empty output directory behind.
     output.mkdir(parents=True, exist_ok=True)
     strategy = resolve_strategy(settings.strategy)
+    print(f"Loading {settings.preset!r}", flush=True)
     with strategy.scope():
         model = task.build(settings.preset)
         loss = "auto"
@@ -226,11 +228,13 @@ def run_finetuning(settings):
             "glue_task": settings.glue_task, "tfds": settings.tfds,
         },
     }
+    print(f"Writing the best epoch's model to {str(output / 'preset')!r}", flush=True)
     with atomic_directory(output / "preset") as staging:
         model.save_to_preset(staging)
     metrics_path = output / "metrics.json"
     if task.serving:
         pair = isinstance(train, tuple) and isinstance(train[0], tuple)
+        print(f"Exporting the serving SavedModel to {str(output / 'serving')!r}", flush=True)
         try:
             export_serving_saved_model(
                 model, output / "serving", pair=pair, check_texts=task.check_texts(train)

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 import transformers
 
+import keras_albert
 from keras_albert.cli.main import main
 from keras_albert.convert.converted_preset import load_preset_model
+from tests.cli.progress_lines import assert_steps_shown
 from tests.convert.hf_reference import TOLERANCE
 from tests.convert.hf_reference import hf_model
 from tests.convert.hf_reference import hf_outputs
@@ -21,7 +23,9 @@ def test_tf1_to_keras_albert_to_hf_and_keras_hub(tmp_path, sentencepiece_proto, 
     model = hf_model(groups=1, inner=1, layers=2)
     release = write_release(tmp_path / "release", model, sentencepiece_proto)
     assert main(["convert", "--from=tf1", f"--src={release}", f"--dst={tmp_path / 'ours'}"]) == 0
-    assert "Wrote" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Wrote" in out
+    assert_steps_shown(out, ["Reading the TF1 release", "Building the model and checking", "Writing the preset"])
     mine = our_outputs(load_preset_model(tmp_path / "ours"))
     assert np.abs(mine["mlm"] - hf_outputs(model)["mlm"]).max() <= TOLERANCE
 
@@ -40,6 +44,21 @@ def test_tf1_to_keras_albert_to_hf_and_keras_hub(tmp_path, sentencepiece_proto, 
     ]) == 0
     config = json.loads((tmp_path / "kh" / "config.json").read_text())
     assert config["registered_name"] == "keras_hub>AlbertBackbone"
+
+
+def test_export_to_hugging_face_shows_its_steps(tmp_path, sentencepiece_proto, tiny_backbone_config, capsys):
+    tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
+    backbone = keras_albert.AlbertBackbone(
+        **dict(tiny_backbone_config, vocabulary_size=tokenizer.vocabulary_size()))
+    backbone.save_to_preset(str(tmp_path / "ours"))
+    tokenizer.save_to_preset(str(tmp_path / "ours"))
+    assert main([
+        "convert", "--from=keras_albert", "--to=hf", f"--src={tmp_path / 'ours'}", f"--dst={tmp_path / 'hf'}",
+    ]) == 0
+    out = capsys.readouterr().out
+    assert_steps_shown(out, ["Loading the keras_albert preset", "Writing the Hugging Face model"])
+    assert out.splitlines()[-1] == f"Wrote {tmp_path / 'hf'}"
+    assert (tmp_path / "hf" / "model.safetensors").is_file()
 
 
 def test_bad_inputs_exit_2_with_a_message_and_write_nothing(tmp_path, capsys):

@@ -8,6 +8,7 @@ import pytest
 
 import keras_albert
 from keras_albert.cli.main import main
+from tests.cli.progress_lines import assert_steps_shown
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +33,8 @@ def task_preset(tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
 def test_every_format(tmp_path, task_preset, capsys):
     path, classifier = task_preset
     assert main(["export", f"--preset={path}", "--format=saved_model", f"--output={tmp_path / 'sm'}"]) == 0
+    assert_steps_shown(capsys.readouterr().out, [
+        "Loading", "Tracing the serving signature", "Writing the SavedModel", "Checking the SavedModel"])
     # `saved_model_cli run`, in its own process (tensorflow_text imported
     # first: the SentencePiece op lives there), gives the Keras logits.
     script = (
@@ -49,6 +52,9 @@ def test_every_format(tmp_path, task_preset, capsys):
 
     assert main(["export", f"--preset={path}", "--format=tflite", "--quantize=dynamic",
                  "--sequence_length=16", f"--output={tmp_path / 'model.tflite'}"]) == 0
+    assert_steps_shown(capsys.readouterr().out, [
+        "Loading", "Converting to TFLite (quantize=dynamic, sequence_length=16)",
+        "Checking the TFLite model against Keras on 4 texts", "Writing"])
     assert (tmp_path / "model.tflite").stat().st_size > 0
     assert main(["export", f"--preset={path}", "--format=tflite", "--raw_strings",
                  "--sequence_length=16", f"--output={tmp_path / 'text.tflite'}"]) == 0
@@ -57,6 +63,8 @@ def test_every_format(tmp_path, task_preset, capsys):
     logits = run_raw_string_tflite((tmp_path / "text.tflite").read_bytes(), ["the cat sleeps"])["logits"]
     np.testing.assert_allclose(logits, served, atol=1e-4)
     assert main(["export", f"--preset={path}", "--format=tfhub", f"--output={tmp_path / 'hub'}"]) == 0
+    assert_steps_shown(capsys.readouterr().out, [
+        "Loading", "Writing the TF-Hub encoder", "Writing the TF-Hub preprocessor", "Checking the encoder"])
     assert (tmp_path / "hub" / "encoder" / "saved_model.pb").is_file()
     assert (tmp_path / "hub" / "preprocessor" / "saved_model.pb").is_file()
 

@@ -42,7 +42,8 @@ def _arguments(corpus, output, eval_corpus=None, **overrides):
     if eval_corpus:
         arguments += ["--eval_corpus", eval_corpus]
     for name, value in values.items():
-        arguments += [f"--{name}", str(value)]
+        # absl: a boolean's value follows "="; other values either way.
+        arguments += [f"--{name}={value}"] if value in ("true", "false") else [f"--{name}", str(value)]
     return arguments
 
 
