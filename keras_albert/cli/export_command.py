@@ -76,6 +76,14 @@ def _check_output(flag_values):
     check_writable_directory(output.parent, name="--output")
 
 
+def _has_label_names(preset):
+    task = pathlib.Path(preset) / "task.json"
+    if not task.is_file():
+        return False
+    config = json.loads(task.read_text(encoding="utf-8")).get("config", {})
+    return bool(config.get("label_names"))
+
+
 def _check_combination(flag_values):
     if flag_values.format != "tflite" and (flag_values.quantize != "none" or flag_values.sequence_length):
         raise ValueError("`--quantize` and `--sequence_length` apply to --format=tflite only.")
@@ -108,7 +116,9 @@ def run(flag_values):
         if vocabulary is None:
             raise ValueError(f"Preset {name!r} has no SentencePiece vocabulary to export.")
         with logged_step(_logger, f"Loading {name!r}"):
-            model = load_preset_model(preset)
+            # A classifier with class names is loaded whole so that its
+            # labels.txt goes with the encoder; anything else as before.
+            model = load_task(preset) if _has_label_names(preset) else load_preset_model(preset)
         difference = export_tfhub(model, vocabulary, output, overwrite=overwrite)
         report = {"format": "tfhub", "max_abs_difference": difference}
     else:

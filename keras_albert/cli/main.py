@@ -38,6 +38,7 @@ COMMANDS = {
     "convert": "keras_albert.cli.convert_command",
     "export": "keras_albert.cli.export_command",
     "distill": "keras_albert.cli.distill_command",
+    "publish": "keras_albert.cli.publish_command",
 }
 Command = collections.namedtuple("Command", ["name", "module", "flag_values"])
 _logger = logging.getLogger(__name__)

@@ -85,3 +85,23 @@ def test_bad_inputs_exit_2(tmp_path, task_preset, capsys):
         assert main(["export", *arguments]) == 2, arguments
         assert message in capsys.readouterr().err
     assert not (tmp_path / "o").exists() and not (tmp_path / "o.tflite").exists()
+
+
+@pytest.mark.large
+def test_tfhub_export_of_a_named_classifier_keeps_its_labels(
+    tmp_path, sentencepiece_proto, tiny_backbone_config
+):
+    # The CLI loads a classifier with class names whole (not its backbone
+    # alone), so labels.txt travels with the TF-Hub modules.
+    names = ["noun.animal", "noun.artifact", "noun.feeling"]
+    classifier = keras_albert.AlbertClassifier(
+        keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=80)),
+        num_classes=3, label_names=names,
+        preprocessor=keras_albert.AlbertTextClassifierPreprocessor(
+            keras_albert.AlbertTokenizer(proto=sentencepiece_proto), sequence_length=16),
+    )
+    classifier.predict(["warm up"], verbose=0)
+    classifier.save_to_preset(str(tmp_path / "preset"))
+    assert main(["export", f"--preset={tmp_path / 'preset'}", "--format=tfhub",
+                 f"--output={tmp_path / 'hub'}"]) == 0
+    assert (tmp_path / "hub" / "labels.txt").read_text(encoding="utf-8").split() == names

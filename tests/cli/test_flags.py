@@ -90,7 +90,7 @@ def test_absl_flags_reach_absl_logging():
     (["convert", "--from=tf1", "--src=a", "--dst=b", "--to=tf1"], "value should be one of <keras_albert|hf|keras_hub>"),
     (["finetuen", "--preset=p"], "error: unknown command 'finetuen'; did you mean 'finetune'? the commands: "),
     (["--corpus=a"], "error: unknown command '--corpus=a'; the commands: pretrain, finetune,"),
-    ([], "error: name a command: pretrain, finetune, convert, export, distill"),
+    ([], "error: name a command: pretrain, finetune, convert, export, distill, publish"),
 ])
 def test_bad_command_lines_exit_2_with_one_line(capsys, arguments, message):
     assert cli.main(arguments) == 2

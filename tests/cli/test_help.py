@@ -51,7 +51,7 @@ def test_top_level_help_lists_every_command():
         capture_output=True, text=True, cwd=ROOT, timeout=60,
     )
     assert result.returncode == 0, result.stderr
-    for command in ("pretrain", "finetune", "convert", "export", "distill"):
+    for command in ("pretrain", "finetune", "convert", "export", "distill", "publish"):
         assert f"    {command}" in result.stdout
 
 

@@ -1,0 +1,100 @@
+"""Publish a preset: the Keras preset, its exports and a model card, uploaded
+to Kaggle or Hugging Face when a handle is given.
+
+  python -m keras_albert publish --preset=runs/sst/preset --output=published
+  python -m keras_albert publish --preset=albert_tiny_en_student_supersense \\
+      --output=published --handle=kaggle://OWNER/albert-supersense/keras/tiny
+  python -m keras_albert publish --preset=runs/sst/preset --output=published \\
+      --label_names=negative,positive --handle=hf://OWNER/albert-sst
+
+The directory is written whole or not at all. Without a network the upload
+fails with one line; the directory stays complete and can be uploaded
+again with the same command and --overwrite.
+"""
+
+import json
+import pathlib
+
+from absl import flags
+
+from keras_albert.cli.flag_types import define_boolean
+
+HELP = "write a publishable directory with a model card; upload it to Kaggle or Hugging Face"
+EXPORTS = ("auto", "none", "serving", "tfhub")
+LICENSES = ("apache-2.0", "mit")
+
+
+def define_flags(flag_values):
+    fv = flag_values
+    flags.DEFINE_string("preset", None, "preset name or directory (required)", required=True, flag_values=fv)
+    flags.DEFINE_string("output", None, "directory to write (required)", required=True, flag_values=fv)
+    flags.DEFINE_string("handle", None,
+                        "where to upload: kaggle://OWNER/MODEL/keras/VARIATION or hf://[OWNER/]NAME "
+                        "(default: write only)", flag_values=fv)
+    flags.DEFINE_list("label_names", None,
+                      "class names, comma-separated, for a classifier saved without them", flag_values=fv)
+    flags.DEFINE_string("label_names_file", None,
+                        "class names, one per line (like labels.txt), instead of --label_names", flag_values=fv)
+    flags.DEFINE_multi_enum("exports", ["auto"], EXPORTS,
+                            "exports beside the Keras preset: auto (serving SavedModel for a task, "
+                            "TF-Hub modules for an encoder), none, or serving and/or tfhub", flag_values=fv)
+    define_boolean("pair", False, "the serving SavedModel takes text and text_pair", fv)
+    flags.DEFINE_string("title", None, "the card's title (default: the preset's name)", flag_values=fv)
+    flags.DEFINE_string("description", None, "the card's description", flag_values=fv)
+    flags.DEFINE_string("training_data", None, "the card's training-data text", flag_values=fv)
+    flags.DEFINE_multi_string("limitations", [], "a limitation for the card (repeat the flag)", flag_values=fv)
+    flags.DEFINE_enum("license", "apache-2.0", LICENSES, "the card's and the upload's licence", flag_values=fv)
+    flags.DEFINE_string("language", "en", "the card's language code ('' for none)", flag_values=fv)
+    define_boolean("private", True, "a new Hugging Face repository is private", fv)
+    flags.DEFINE_string("version_notes", "", "the upload's version notes / commit message", flag_values=fv)
+    flags.DEFINE_string("texts", None, "text file, one text per line: checks the exports", flag_values=fv)
+    define_boolean("overwrite", False, "replace --output even if it is not an earlier publication", fv)
+
+
+def _lines(path, flag):
+    lines = [line.strip() for line in pathlib.Path(path).read_text(encoding="utf-8").splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        raise ValueError(f"`{flag}` {path!r} holds no lines.")
+    return lines
+
+
+def _exports(values):
+    values = list(values)
+    if values == ["auto"]:
+        return "auto"
+    if values == ["none"]:
+        return ()
+    if "auto" in values or "none" in values:
+        raise ValueError(
+            "`--exports` takes auto, none, or serving and/or tfhub; auto and none stand alone. "
+            f"Received: {values}"
+        )
+    return tuple(values)
+
+
+def run(flag_values):
+    # Publishing imports TensorFlow: imported here so `--help` stays fast.
+    from keras_albert.export.hub_upload import UploadError
+    from keras_albert.export.publishing import publish_preset
+
+    fv = flag_values
+    if fv.label_names and fv.label_names_file:
+        raise ValueError("Pass `--label_names` or `--label_names_file`, not both.")
+    label_names = fv.label_names or (_lines(fv.label_names_file, "--label_names_file")
+                                     if fv.label_names_file else None)
+    print(f"Publishing {fv.preset!r} to {fv.output!r}" + (f" and {fv.handle}" if fv.handle else ""), flush=True)
+    try:
+        result = publish_preset(
+            fv.preset, fv.output, fv.handle, label_names=label_names, exports=_exports(fv.exports),
+            pair=fv.pair, title=fv.title, description=fv.description, training_data=fv.training_data,
+            limitations=tuple(fv.limitations), license=fv.license, language=fv.language or None,
+            private=fv.private, version_notes=fv.version_notes,
+            check_texts=_lines(fv.texts, "--texts") if fv.texts else None, overwrite=fv.overwrite,
+        )
+    except UploadError as error:
+        # A failed upload is an unusable destination, reported in one line
+        # like any other; the local directory is complete.
+        raise OSError(str(error)) from None
+    print(json.dumps(result, indent=2, default=str), flush=True)
+    return result

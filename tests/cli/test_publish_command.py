@@ -1,0 +1,60 @@
+"""`python -m keras_albert publish`: the directory and card from the command
+line, label names from a flag or a file, bad input in one line, and an
+upload failure that names the cause and keeps the directory."""
+
+import json
+
+import pytest
+
+from keras_albert.cli.main import main
+from keras_albert.export import hub_upload
+
+SUPERSENSE = "albert_tiny_en_student_supersense"
+
+
+def test_publish_writes_the_preset_and_a_card(tmp_path, capsys):
+    output = tmp_path / "published"
+    assert main(["publish", f"--preset={SUPERSENSE}", f"--output={output}", "--exports=none",
+                 "--limitations=Trained on WordNet glosses only."]) == 0
+    printed = capsys.readouterr().out
+    result = json.loads(printed[printed.index("{"):])
+    assert result["uploaded"] is False and result["handle"] is None
+    assert len(result["label_names"]) == 26 and "noun.animal" in result["label_names"]
+    card = (output / "README.md").read_text(encoding="utf-8")
+    assert "Trained on WordNet glosses only." in card
+    assert "TensorFlow backend only" in card
+    assert (output / "config.json").is_file() and (output / "labels.txt").is_file()
+
+
+def test_label_names_from_a_file_must_match_the_saved_ones(tmp_path, capsys):
+    names = tmp_path / "labels.txt"
+    names.write_text("a\nb\n", encoding="utf-8")
+    assert main(["publish", f"--preset={SUPERSENSE}", f"--output={tmp_path / 'o'}", "--exports=none",
+                 f"--label_names_file={names}"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--handle=s3://bucket/model"], "unknown scheme"),
+    (["--exports=auto", "--exports=tfhub"], "auto and none stand alone"),
+    (["--label_names=a,b", "--label_names_file=x.txt"], "not both"),
+    (["--license=gpl"], "value should be one of <apache-2.0|mit>"),
+])
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys, arguments, message):
+    output = tmp_path / "o"
+    assert main(["publish", f"--preset={SUPERSENSE}", f"--output={output}"] + arguments) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and message in err[0], err
+    assert not output.exists()
+
+
+def test_offline_upload_is_one_line_and_keeps_the_directory(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(hub_upload, "network_available", lambda host: False)
+    output = tmp_path / "published"
+    assert main(["publish", f"--preset={SUPERSENSE}", f"--output={output}", "--exports=none",
+                 "--handle=kaggle://me/albert/keras/tiny"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("error: "), err
+    assert (output / "README.md").is_file() and (output / "config.json").is_file()
