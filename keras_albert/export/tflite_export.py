@@ -16,6 +16,8 @@ import pathlib
 import numpy as np
 import tensorflow as tf
 
+from keras_albert.export.tflite_metadata import add_classifier_metadata
+from keras_albert.export.tflite_metadata import metadata_outputs
 from keras_albert.models.albert_question_answerer import AlbertQuestionAnswerer
 from keras_albert.models.preprocessor_inputs import padded_to
 from keras_albert.utils.atomic_file import check_writable_directory
@@ -215,13 +217,18 @@ def export_tflite(
     check_texts=None,
     representative_texts=None,
     overwrite=False,
+    metadata=False,
 ):
     """Converts, checks and writes `path` (a .tflite file); returns the report.
 
     An existing `path` is replaced only if it is a TFLite model, or with
-    `overwrite=True`.
+    `overwrite=True`. `metadata=True` (classifiers with `label_names`)
+    writes standard TFLite metadata, for MediaPipe's `TextClassifier` and
+    other runtimes; the output is then `probabilities` (see
+    `tflite_metadata`).
     """
     check_quantize(quantize)
+    task = metadata_outputs(task, metadata)
     if not task.built or getattr(task, "preprocessor", None) is None:
         raise ValueError("Export needs a built task with a preprocessor (for tokenizing check texts).")
     path = check_output_file(path, overwrite)
@@ -232,9 +239,14 @@ def export_tflite(
         representative = token_features(task, representative_texts or check_texts, sequence_length)
     with logged_step(_logger, f"Converting to TFLite (quantize={quantize}, sequence_length={sequence_length})"):
         content = convert(task, sequence_length, quantize, representative)
+    if metadata:
+        with logged_step(_logger, "Adding TFLite metadata (labels, SentencePiece model)"):
+            content = add_classifier_metadata(content, task, sequence_length)
     with logged_step(_logger, f"Checking the TFLite model against Keras on {len(check_texts)} texts"):
         report = verify(content, task, token_features(task, check_texts, sequence_length), quantize)
     with logged_step(_logger, f"Writing {str(path)!r}"):
         write_atomically(path, content, overwrite)
     report.update(path=str(path), bytes=len(content), sequence_length=sequence_length)
+    if metadata:
+        report["metadata"] = True
     return report
