@@ -7,6 +7,10 @@
   python -m keras_albert export --preset=runs/sst/preset --format=tflite --raw_strings \\
       --quantize=dynamic --sequence_length=64 --output=model_text.tflite
 
+A token-input TFLite file of a classifier with label names carries TFLite
+metadata (labels, SentencePiece model) by default, so MediaPipe's
+TextClassifier runs it on raw strings; --nometadata leaves it out.
+
 Every export is checked against the Keras model before it is put in place;
 a failed check leaves nothing behind and keeps any earlier export.
 """
@@ -49,6 +53,9 @@ def define_flags(flag_values):
     define_boolean("raw_strings", False,
                    "tflite: take raw strings (tokenizer inside; run with tensorflow-text's op registrar)", fv)
     flags.DEFINE_integer("batch_size", 1, "raw-string tflite: fixed batch size", flag_values=fv)
+    define_boolean("metadata", None,
+                   "token-input tflite: TFLite metadata (labels, SentencePiece model) for MediaPipe and other "
+                   "runtimes; outputs probabilities (default: on for classifiers with label names)", fv)
     flags.DEFINE_string("texts", None, "text file, one text per line: checks the export (and calibrates int8)",
                         flag_values=fv)
     define_boolean("overwrite", False, "replace --output even if it is not an earlier export of this format", fv)
@@ -89,8 +96,27 @@ def _check_combination(flag_values):
         raise ValueError("`--quantize` and `--sequence_length` apply to --format=tflite only.")
     if flag_values.format != "tflite" and (flag_values.raw_strings or flag_values.batch_size != 1):
         raise ValueError("`--raw_strings` and `--batch_size` apply to --format=tflite only.")
+    if flag_values.metadata and (flag_values.format != "tflite" or flag_values.raw_strings):
+        raise ValueError(
+            "`--metadata` describes token-input TFLite files (--format=tflite without --raw_strings)."
+        )
     if flag_values.format == "tflite" and flag_values.quantize == "int8" and flag_values.texts is None:
         raise ValueError("Full int8 calibrates on representative text: pass --texts FILE.")
+
+
+def _metadata(flag_values, task):
+    """--metadata's value for `task` (unset: on for classifiers with label
+    names), after checking that the metadata writer is installed."""
+    from keras_albert.export.tflite_metadata import metadata_by_default
+    from keras_albert.export.tflite_metadata import metadata_writer_module
+
+    metadata = metadata_by_default(task) if flag_values.metadata is None else flag_values.metadata
+    if metadata:
+        try:
+            metadata_writer_module()
+        except ImportError as error:  # One line naming the fix, as for bad input.
+            raise ValueError(str(error)) from None
+    return metadata
 
 
 def run(flag_values):
@@ -138,6 +164,7 @@ def run(flag_values):
             report = export_tflite(
                 task, output, flag_values.quantize, flag_values.sequence_length,
                 check_texts=texts, representative_texts=texts, overwrite=overwrite,
+                metadata=_metadata(flag_values, task),
             )
     print(json.dumps(report, indent=2), flush=True)
     return report
