@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-fast env clean
+.PHONY: demo test test-fast env clean tflite-clients
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,13 @@ test: $(STAMP)
 # kills, conversions, the wheel). CI runs `make test`.
 test-fast: $(STAMP)
 	$(VENV)/bin/python -m pytest tests -q -p no:cacheprovider -n 2 -m "not large"
+
+# The pip-only client venvs (MediaPipe; ai-edge-litert + sentencepiece)
+# that benchmarks/tflite_clients.py and its tests run exported .tflite
+# files in; cached under ~/.cache/keras_albert/tflite_clients (or
+# $KERAS_ALBERT_CLIENT_ENVS). The tests build them on first use too.
+tflite-clients:
+	$(PYTHON) benchmarks/client_environments.py
 
 clean:
 	rm -rf $(VENV) runs/quickstart build dist *.egg-info

@@ -28,7 +28,7 @@ REPLACEMENTS = {
 }
 # Blocks that train (tens of seconds each) or need a file written by a slow
 # step (a TFLite conversion) run with the large tests.
-LARGE_MARKERS = ("model_text.tflite", ".fit(", "distill_classifier(")
+LARGE_MARKERS = ("model_text.tflite", "classifier.tflite", ".fit(", "distill_classifier(")
 
 
 def code_blocks(path):
@@ -100,6 +100,15 @@ def _export_raw_string_tflite(path):
     ]) == 0
 
 
+def _export_metadata_tflite(path):
+    from keras_albert.cli.main import main
+
+    # A classifier with label names: TFLite metadata by default.
+    assert main([
+        "export", "--preset=albert_tiny_en_student_supersense", "--format=tflite", f"--output={path}",
+    ]) == 0
+
+
 @pytest.mark.parametrize("code", _python_blocks())
 def test_python_block_runs(code, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -109,6 +118,8 @@ def test_python_block_runs(code, tmp_path, monkeypatch):
         _make_teacher_preset(tmp_path / "runs" / "teacher" / "preset")
     if "model_text.tflite" in code:
         _export_raw_string_tflite(tmp_path / "model_text.tflite")
+    if "classifier.tflite" in code:
+        _export_metadata_tflite(tmp_path / "classifier.tflite")
     exec(compile(code, "<README block>", "exec"), {"__name__": "__readme__"})
 
 
