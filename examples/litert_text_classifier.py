@@ -42,7 +42,7 @@ class TextClassifier:
 
     def __init__(self, model_path):
         files = associated_files(model_path)
-        self.labels = files[LABEL_FILE].decode("utf-8").splitlines()
+        self.labels = files[LABEL_FILE].decode("utf-8").split("\n")
         self.tokenizer = sentencepiece.SentencePieceProcessor(model_proto=files[TOKENIZER_FILE])
         self.cls_id = self.tokenizer.piece_to_id("[CLS]")
         self.sep_id = self.tokenizer.piece_to_id("[SEP]")

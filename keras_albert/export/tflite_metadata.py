@@ -60,12 +60,13 @@ def check_metadata_task(task):
     if not isinstance(task, AlbertClassifier):
         raise ValueError(
             "TFLite metadata describes text classifiers (`AlbertClassifier` with "
-            f"`label_names`). Received a {type(task).__name__}; export it with metadata=False."
+            f"`label_names`). Received a {type(task).__name__}; export it with metadata=False "
+            "(CLI: --nometadata)."
         )
     if task.is_regression:
         raise ValueError(
             "TFLite metadata describes class scores with a label per class; a regressor "
-            "(num_classes=1) has neither. Export it with metadata=False."
+            "(num_classes=1) has neither. Export it with metadata=False (CLI: --nometadata)."
         )
     if not task.label_names:
         raise ValueError(
@@ -78,7 +79,8 @@ def check_metadata_task(task):
     if bad:
         raise ValueError(
             f"`label_names` are stored one per line in {LABEL_FILE}; names with line "
-            f"breaks cannot be. Received: {bad!r}"
+            f"breaks cannot be. Received: {bad!r}. Rename them, or export with "
+            "metadata=False (CLI: --nometadata)."
         )
     preprocessor = getattr(task, "preprocessor", None)
     tokenizer = getattr(preprocessor, "tokenizer", None)
@@ -91,7 +93,8 @@ def check_metadata_task(task):
         raise ValueError(
             "MediaPipe lowercases ASCII before tokenizing, so a cased tokenizer "
             "(lowercase=False) would see other ids than it was trained on. TFLite "
-            "metadata supports uncased tokenizers only; export with metadata=False."
+            "metadata supports uncased tokenizers only; export with metadata=False "
+            "(CLI: --nometadata)."
         )
 
 
