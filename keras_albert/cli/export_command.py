@@ -19,6 +19,7 @@ from absl import flags
 
 from keras_albert.cli.flag_choices import QUANTIZATIONS
 from keras_albert.cli.flag_types import define_boolean
+from keras_albert.cli.flag_types import read_lines
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.atomic_file import check_writable_directory
 from keras_albert.utils.progress import logged_step
@@ -55,13 +56,7 @@ def define_flags(flag_values):
 
 
 def _texts(path):
-    if path is None:
-        return list(_CHECK_TEXTS)
-    lines = [line.strip() for line in pathlib.Path(path).read_text(encoding="utf-8").splitlines()]
-    texts = [line for line in lines if line]
-    if not texts:
-        raise ValueError(f"`--texts` {path!r} holds no texts.")
-    return texts
+    return list(_CHECK_TEXTS) if path is None else read_lines(path, "--texts")
 
 
 def _check_output(flag_values):
