@@ -70,6 +70,8 @@ def _commands():
                 continue
             joined = code.replace("\\\n", " ")
             for offset, command in enumerate(joined.splitlines()):
+                if not command.lstrip().startswith("python -m keras_albert"):
+                    continue  # output shown as text may hold a lone quote
                 words = shlex.split(command, comments=True)
                 if words[:3] == ["python", "-m", "keras_albert"]:
                     params.append(
