@@ -83,7 +83,7 @@ def run(args):
     if args.format != "tflite" and (args.raw_strings or args.batch_size != 1):
         raise ValueError("`--raw_strings` and `--batch_size` apply to --format=tflite only.")
     if args.format == "tflite" and args.quantize == "int8" and args.texts is None:
-        raise ValueError("Full int8 calibrates on representative text: pass --texts FILE.")
+        raise ValueError("Full int8 is checked on held-out texts: pass --texts FILE (100 or more lines).")
     texts = _texts(args.texts)
     # The output is judged before the preset is loaded and converted.
     _check_output(args)
@@ -112,7 +112,7 @@ def run(args):
     else:
         report = export_tflite(
             load_task(preset), args.output, args.quantize, args.sequence_length,
-            check_texts=texts, representative_texts=texts, overwrite=args.overwrite,
+            check_texts=texts, overwrite=args.overwrite,
         )
     print(json.dumps(report, indent=2), flush=True)
     return report

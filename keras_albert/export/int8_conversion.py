@@ -1,0 +1,54 @@
+"""Full int8 TFLite that keeps the Keras model's argmax: int8 where the weights are.
+
+Quantizing every op of an ALBERT graph to int8 spreads rounding error over
+hundreds of small ops (each LayerNorm alone is a dozen: mean, squared
+difference, rsqrt, ...) and rounds the logits themselves to steps of a few
+hundredths, enough to flip near-tied classes. Measured on the bundled
+supersense student (`benchmarks/int8_agreement.py`): no single layer is to
+blame, so denylisting a few worst nodes does not help, while keeping
+float every op but the dense layers and embedding lookups halves the
+logit error and is faster on CPU, because int8 LayerNorm and attention
+ops run on slow reference kernels.
+
+So the file keeps int8 weights and int8 activations in every dense layer
+(`FULLY_CONNECTED`) and int8 embedding tables (`GATHER`); everything
+between them, and the output layer(s), run in float. It is built with
+TensorFlow's quantization debugger, which re-quantizes the calibrated model
+with a denylist, so it uses the converter's own calibration and kernels.
+Not for integer-only accelerators: those need every op in int8.
+"""
+
+import tensorflow as tf
+
+# The ops that hold the weights and do the matrix work.
+INT8_OPS = ("FULLY_CONNECTED", "GATHER")
+# Inserted by the quantizer itself, never denylisted.
+_QUANTIZER_OPS = ("QUANTIZE", "DEQUANTIZE")
+
+
+def _ops_and_outputs(calibrated_model):
+    """Op names in a calibrated (still float) model, and its output tensors."""
+    from ai_edge_litert.interpreter import Interpreter
+
+    interpreter = Interpreter(model_content=calibrated_model)
+    # The same (private) listing TensorFlow's debugger reads its model with.
+    ops = {op["op_name"] for op in interpreter._get_ops_details()}
+    return ops, [detail["name"] for detail in interpreter.get_output_details()]
+
+
+def float_ops_and_nodes(calibrated_model):
+    """What stays float: every op type but `INT8_OPS`, and the output nodes."""
+    ops, outputs = _ops_and_outputs(calibrated_model)
+    return sorted(ops - set(INT8_OPS) - set(_QUANTIZER_OPS)), outputs
+
+
+def convert_int8(converter):
+    """Flatbuffer bytes from `converter`, set up for full int8 (optimizations
+    and a representative dataset, see `tflite_export.set_quantization`),
+    calibrated once and quantized as this module's docstring says."""
+    debugger = tf.lite.experimental.QuantizationDebugger(converter=converter)
+    ops, nodes = float_ops_and_nodes(debugger.calibrated_model)
+    debugger.options = tf.lite.experimental.QuantizationDebugOptions(
+        denylisted_ops=ops, denylisted_nodes=nodes
+    )
+    return debugger.get_nondebug_quantized_model()
