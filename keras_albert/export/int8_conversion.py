@@ -52,3 +52,24 @@ def convert_int8(converter):
         denylisted_ops=ops, denylisted_nodes=nodes
     )
     return debugger.get_nondebug_quantized_model()
+
+
+def op_precisions(content):
+    """{op name: {"int8": count, "float32": count}} for a TFLite file.
+
+    An op counts as int8 or float32 by the type of its first input (for a
+    dense layer, its activations; its weights follow); ops on integer ids,
+    masks or strings are left out. Tells what runs in int8 in a file.
+    """
+    from ai_edge_litert.interpreter import Interpreter
+
+    interpreter = Interpreter(model_content=content)
+    dtypes = {t["index"]: t["dtype"].__name__ for t in interpreter.get_tensor_details()}
+    counts = {}
+    for op in interpreter._get_ops_details():
+        inputs = [i for i in op["inputs"] if i >= 0]
+        kind = dtypes.get(inputs[0]) if inputs else None
+        if kind in ("int8", "float32"):
+            entry = counts.setdefault(op["op_name"], {"int8": 0, "float32": 0})
+            entry[kind] += 1
+    return counts
