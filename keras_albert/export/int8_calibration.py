@@ -26,7 +26,7 @@ MIN_CHECK_TEXTS = 100
 # short inputs and ones that fill (and are cut at) the sequence length.
 DEFAULT_CALIBRATION_GLOSSES = 200
 DEFAULT_CALIBRATION_SENTENCES = 100
-DEFAULT_CHECK_TEXTS = 200
+DEFAULT_HELD_OUT_GLOSSES = 200
 _SEED = 0
 
 
@@ -49,7 +49,7 @@ def default_check_texts():
     """The first 200 supersense validation glosses: held out of the default
     calibration sample, of the bundled presets' pretraining and of their
     fine-tuning."""
-    return list(datasets.load_supersense("validation")[0][:DEFAULT_CHECK_TEXTS])
+    return list(datasets.load_supersense("validation")[0][:DEFAULT_HELD_OUT_GLOSSES])
 
 
 def _normalized(text):
@@ -119,6 +119,6 @@ def calibration_and_check_texts(representative_texts=None, check_texts=None):
             f"also in `representative_texts`); full int8 agreement is measured "
             f"on at least {MIN_CHECK_TEXTS} held-out texts. Pass more texts the "
             "model was not calibrated on, or check_texts=None for the bundled "
-            f"{DEFAULT_CHECK_TEXTS} held-out glosses."
+            f"{DEFAULT_HELD_OUT_GLOSSES} held-out glosses."
         )
     return calibration, held_out, len(given) - len(held_out)
