@@ -50,7 +50,12 @@ def define_flags(flag_values):
     define_boolean("raw_strings", False,
                    "tflite: take raw strings (tokenizer inside; run with tensorflow-text's op registrar)", fv)
     flags.DEFINE_integer("batch_size", 1, "raw-string tflite: fixed batch size", flag_values=fv)
-    flags.DEFINE_string("texts", None, "text file, one text per line: checks the export (and calibrates int8)",
+    flags.DEFINE_string("calibration_texts", None,
+                        "tflite int8: text file of 100+ calibration texts, one per line (default: 300 bundled "
+                        "English texts)", flag_values=fv)
+    flags.DEFINE_string("texts", None,
+                        "text file, one text per line, the export is checked on (int8: 100+ texts not used "
+                        "for calibration, default 200 held-out bundled glosses; other modes: four short sentences)",
                         flag_values=fv)
     define_boolean("overwrite", False, "replace --output even if it is not an earlier export of this format", fv)
 
@@ -84,8 +89,8 @@ def _check_combination(flag_values):
         raise ValueError("`--quantize` and `--sequence_length` apply to --format=tflite only.")
     if flag_values.format != "tflite" and (flag_values.raw_strings or flag_values.batch_size != 1):
         raise ValueError("`--raw_strings` and `--batch_size` apply to --format=tflite only.")
-    if flag_values.format == "tflite" and flag_values.quantize == "int8" and flag_values.texts is None:
-        raise ValueError("Full int8 calibrates on representative text: pass --texts FILE.")
+    if flag_values.calibration_texts and flag_values.quantize != "int8":
+        raise ValueError("`--calibration_texts` applies to --format=tflite --quantize=int8 only.")
 
 
 def run(flag_values):
@@ -101,7 +106,12 @@ def run(flag_values):
 
     name, fmt, output, overwrite = flag_values.preset, flag_values.format, flag_values.output, flag_values.overwrite
     _check_combination(flag_values)
-    texts = _texts(flag_values.texts)
+    # Full int8 is checked on held-out texts (default: bundled glosses
+    # never used for calibration); other modes on a few short sentences.
+    int8 = flag_values.quantize == "int8"
+    texts = None if int8 and flag_values.texts is None else _texts(flag_values.texts)
+    calibration = (read_lines(flag_values.calibration_texts, "--calibration_texts")
+                   if flag_values.calibration_texts else None)
     # The output is judged before the preset is loaded and converted.
     _check_output(flag_values)
     preset = resolve_preset(name)
@@ -127,12 +137,13 @@ def run(flag_values):
         elif flag_values.raw_strings:
             report = export_raw_string_tflite(
                 task, output, flag_values.quantize, flag_values.sequence_length, pair=flag_values.pair,
-                batch_size=flag_values.batch_size, check_texts=texts, overwrite=overwrite,
+                batch_size=flag_values.batch_size, check_texts=texts, representative_texts=calibration,
+                overwrite=overwrite,
             )
         else:
             report = export_tflite(
                 task, output, flag_values.quantize, flag_values.sequence_length,
-                check_texts=texts, representative_texts=texts, overwrite=overwrite,
+                check_texts=texts, representative_texts=calibration, overwrite=overwrite,
             )
     print(json.dumps(report, indent=2), flush=True)
     return report

@@ -20,6 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 @pytest.fixture
 def files(tmp_path):
     (tmp_path / "empty.txt").write_text("\n\n")
+    (tmp_path / "two.txt").write_text("a first text\na second text\n")
     (tmp_path / "train.tsv").write_text("text\tlabel\na cat\tx\n")
     (tmp_path / "a_file").write_text("x")
     (tmp_path / "hf").mkdir()
@@ -51,7 +52,7 @@ CASES = [
     ("convert_unknown_source", ["convert", "--from", "onnx", "--src", "s", "--dst", "d"], ["--from=onnx", "tf1"]),
     ("export_unknown_preset", ["export", "--preset", "albert_nope", "--format", "saved_model", "--output", "{tmp}/out"], ["preset='albert_nope'", "albert_tiny_en"]),
     ("export_quantize_saved_model", ["export", "--preset", "albert_tiny_en", "--format", "saved_model", "--quantize", "dynamic", "--output", "{tmp}/out"], ["--quantize", "--format=tflite"]),
-    ("export_int8_without_texts", ["export", "--preset", "albert_tiny_en", "--format", "tflite", "--quantize", "int8", "--output", "{tmp}/m.tflite"], ["int8", "--texts FILE"]),
+    ("export_int8_too_few_calibration_texts", ["export", "--preset", "albert_tiny_en_student_supersense", "--format", "tflite", "--quantize", "int8", "--calibration_texts", "{tmp}/two.txt", "--output", "{tmp}/m.tflite"], ["representative_texts", "2", "100"]),
     ("export_empty_texts", ["export", "--preset", "albert_tiny_en", "--format", "tflite", "--texts", "{tmp}/empty.txt", "--output", "{tmp}/m.tflite"], ["--texts", "empty.txt", "holds no text"]),
     ("export_untrained_preset", ["export", "--preset", "albert_tiny_en", "--format", "saved_model", "--output", "{tmp}/out"], ["albert_tiny_en", "holds a 'AlbertPretrainer'", "exportable tasks"]),
 ]
