@@ -45,3 +45,36 @@ def tiny_backbone_config():
         intermediate_dim=64,
         max_sequence_length=32,
     )
+
+
+@pytest.fixture
+def unwritable_directory(tmp_path, monkeypatch):
+    """A directory no one may create files in: read-only for a user,
+    immutable (chattr +i) for root, who ignores permission bits. Where root
+    has no chattr, creating a file there fails with EACCES at `os.open`, as
+    the kernel would answer a user."""
+    import errno
+    import os
+    import shutil
+    import subprocess
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    if os.geteuid() != 0:
+        locked.chmod(0o500)
+        yield locked
+        locked.chmod(0o700)
+    elif shutil.which("chattr") and subprocess.run(
+            ["chattr", "+i", str(locked)], capture_output=True).returncode == 0:
+        yield locked
+        subprocess.run(["chattr", "-i", str(locked)], check=True)
+    else:
+        real_open = os.open
+
+        def refusing_open(path, flags, *args, **kwargs):
+            if str(path).startswith(str(locked) + os.sep) and flags & os.O_CREAT:
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+            return real_open(path, flags, *args, **kwargs)
+
+        monkeypatch.setattr(os, "open", refusing_open)
+        yield locked

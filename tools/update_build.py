@@ -27,8 +27,9 @@ LIBRARIES = {
     "data": ["models"],
     "training": ["models"],
     "convert": ["models"],
-    # TF-Hub export writes (and checks) the layout `convert` reads.
-    "export": ["models", "convert"],
+    # TF-Hub export writes (and checks) the layout `convert` reads; full int8
+    # calibrates on (and is checked against) bundled text by default.
+    "export": ["models", "convert", "datasets"],
     "distill": ["layers", "models", "data", "training"],
     "pipelines": ["models", "data", "training", "export", "distill"],
     "cli": ["models", "tokenizers", "data", "training", "convert", "export", "datasets", "distill", "pipelines"],

@@ -131,8 +131,12 @@ def parse_flags(flag_values, arguments, program=PROGRAM):
     `Exit` (a positional argument)."""
     unparsed = flag_values([program, *gather_values(arguments, flag_values)])
     if unparsed[1:]:
+        stray = unparsed[1]
+        # Most often a boolean's value written after a space: name that flag.
+        at = arguments.index(stray) if stray in arguments else 0
+        after = f" after {arguments[at - 1]}" if at > 0 and arguments[at - 1].startswith("--") else ""
         fail(
-            f"unexpected argument {unparsed[1]!r}: flags are written --name=value "
+            f"unexpected argument {stray!r}{after}: flags are written --name=value "
             "or --name value, booleans --name, --noname or --name=false"
         )
     flags.FLAGS.mark_as_parsed()

@@ -86,9 +86,8 @@ def from_preset(target_format, preset, dst, overwrite=False):
     if target_format == "hf":
         return export_huggingface(model, dst, vocabulary, overwrite=overwrite)
     if target_format == "keras_hub":
-        return export_keras_hub_preset(
-            getattr(model, "backbone", model), dst, vocabulary, overwrite=overwrite
-        )
+        # From the preset itself: a classifier goes with its head and labels.
+        return export_keras_hub_preset(preset, dst, overwrite=overwrite)
     raise ValueError(f"`--to` must be one of {TARGETS}. Received: {target_format!r}")
 
 

@@ -50,3 +50,14 @@ def settings_from_flags(settings_class, flag_values, **values):
 # The flags these helpers define belong to the command that calls them (its
 # --help lists them), not to this module.
 flags.disclaim_key_flags()
+
+
+def read_lines(path, flag):
+    """The non-blank lines of the text file a flag names, stripped."""
+    import pathlib
+
+    lines = [line.strip() for line in pathlib.Path(path).read_text(encoding="utf-8").splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        raise ValueError(f"`{flag}` {path!r} holds no text: every line is blank.")
+    return lines

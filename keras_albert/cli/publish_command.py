@@ -13,11 +13,11 @@ again with the same command and --overwrite.
 """
 
 import json
-import pathlib
 
 from absl import flags
 
 from keras_albert.cli.flag_types import define_boolean
+from keras_albert.cli.flag_types import read_lines
 
 HELP = "write a publishable directory with a model card; upload it to Kaggle or Hugging Face"
 EXPORTS = ("auto", "none", "serving", "tfhub")
@@ -51,14 +51,6 @@ def define_flags(flag_values):
     define_boolean("overwrite", False, "replace --output even if it is not an earlier publication", fv)
 
 
-def _lines(path, flag):
-    lines = [line.strip() for line in pathlib.Path(path).read_text(encoding="utf-8").splitlines()]
-    lines = [line for line in lines if line]
-    if not lines:
-        raise ValueError(f"`{flag}` {path!r} holds no lines.")
-    return lines
-
-
 def _exports(values):
     values = list(values)
     if values == ["auto"]:
@@ -81,7 +73,7 @@ def run(flag_values):
     fv = flag_values
     if fv.label_names and fv.label_names_file:
         raise ValueError("Pass `--label_names` or `--label_names_file`, not both.")
-    label_names = fv.label_names or (_lines(fv.label_names_file, "--label_names_file")
+    label_names = fv.label_names or (read_lines(fv.label_names_file, "--label_names_file")
                                      if fv.label_names_file else None)
     print(f"Publishing {fv.preset!r} to {fv.output!r}" + (f" and {fv.handle}" if fv.handle else ""), flush=True)
     try:
@@ -90,7 +82,7 @@ def run(flag_values):
             pair=fv.pair, title=fv.title, description=fv.description, training_data=fv.training_data,
             limitations=tuple(fv.limitations), license=fv.license, language=fv.language or None,
             private=fv.private, version_notes=fv.version_notes,
-            check_texts=_lines(fv.texts, "--texts") if fv.texts else None, overwrite=fv.overwrite,
+            check_texts=read_lines(fv.texts, "--texts") if fv.texts else None, overwrite=fv.overwrite,
         )
     except UploadError as error:
         # A failed upload is an unusable destination, reported in one line

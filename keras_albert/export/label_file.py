@@ -1,22 +1,6 @@
-"""`labels.txt`: a classifier's class names beside an export, one per line,
-line i naming class id i (the format TF-Hub and TF Lite metadata use for
-label maps)."""
+"""`labels.txt` beside an export; the format lives in `utils.label_file`
+(keras-hub preset conversion reads and writes it too)."""
 
-import pathlib
-
-LABELS_FILE = "labels.txt"
-
-
-def write_label_file(directory, label_names):
-    """Writes `directory/labels.txt`; returns its path."""
-    path = pathlib.Path(directory) / LABELS_FILE
-    path.write_text("".join(f"{name}\n" for name in label_names), encoding="utf-8")
-    return path
-
-
-def read_label_file(directory):
-    """The names in `directory/labels.txt`, or None without the file."""
-    path = pathlib.Path(directory) / LABELS_FILE
-    if not path.is_file():
-        return None
-    return path.read_text(encoding="utf-8").splitlines()
+from keras_albert.utils.label_file import LABELS_FILE  # noqa: F401
+from keras_albert.utils.label_file import read_label_file  # noqa: F401
+from keras_albert.utils.label_file import write_label_file  # noqa: F401

@@ -8,6 +8,11 @@ after conversion and compared with the Keras model; a file that fails is
 never written. (`from_concrete_functions` without the variables' owner
 writes a model whose every output is NaN, with no warning: the variables
 are passed in explicitly.)
+
+Full int8 calibrates on `representative_texts` and is checked on
+`check_texts` it was not calibrated on (`int8_calibration`); its dense
+layers and embeddings are int8 and the ops between them float
+(`int8_conversion`).
 """
 
 import logging
@@ -18,6 +23,8 @@ import tensorflow as tf
 
 from keras_albert.export.tflite_metadata import add_classifier_metadata
 from keras_albert.export.tflite_metadata import metadata_outputs
+from keras_albert.export.int8_calibration import calibration_and_check_texts
+from keras_albert.export.int8_conversion import convert_int8
 from keras_albert.models.albert_question_answerer import AlbertQuestionAnswerer
 from keras_albert.models.preprocessor_inputs import padded_to
 from keras_albert.utils.atomic_file import check_writable_directory
@@ -31,6 +38,7 @@ FLOAT_TOLERANCE = {"none": 1e-4, "float16": 1e-2}
 MIN_ARGMAX_AGREEMENT = 0.99
 INPUT_NAMES = ("token_ids", "segment_ids", "padding_mask")
 _logger = logging.getLogger(__name__)
+DEFAULT_CHECK_TEXTS = ("A short check sentence.", "Another, longer one!")
 
 
 def check_quantize(quantize):
@@ -109,8 +117,15 @@ def set_quantization(converter, quantize, representative_dataset=None):
         ]
 
 
-def convert(task, sequence_length, quantize="none", representative_features=None):
-    """TFLite flatbuffer bytes for `task` (not yet checked)."""
+def finish_conversion(converter, quantize):
+    """Flatbuffer bytes from a converter set up by `set_quantization`."""
+    if quantize == "int8":
+        return convert_int8(converter)
+    return converter.convert()
+
+
+def token_converter(task, sequence_length, quantize="none", representative_features=None):
+    """The TFLite converter for `task` with token inputs, set up for `quantize`."""
     converter = converter_for(task, _logits_function(task, sequence_length))
     representative = None
     if representative_features is not None:
@@ -120,7 +135,13 @@ def convert(task, sequence_length, quantize="none", representative_features=None
                 yield {name: representative_features[name][i : i + 1] for name in INPUT_NAMES}
 
     set_quantization(converter, quantize, representative)
-    return converter.convert()
+    return converter
+
+
+def convert(task, sequence_length, quantize="none", representative_features=None):
+    """TFLite flatbuffer bytes for `task` (not yet checked)."""
+    converter = token_converter(task, sequence_length, quantize, representative_features)
+    return finish_conversion(converter, quantize)
 
 
 def run_tflite(content, features, batch_size=1):
@@ -209,6 +230,24 @@ def write_atomically(path, content, overwrite=False):
     write_file_atomically(check_output_file(path, overwrite), content)
 
 
+def check_and_calibration_texts(quantize, check_texts, representative_texts):
+    """(check texts, calibration texts or None, report entries).
+
+    Full int8 is checked on held-out texts only (see `int8_calibration`);
+    the other modes on `check_texts` (default: two short sentences).
+    """
+    if quantize != "int8":
+        check_texts = list(check_texts or DEFAULT_CHECK_TEXTS)
+        return check_texts, None, {"check_texts": len(check_texts)}
+    calibration, held_out, excluded = calibration_and_check_texts(representative_texts, check_texts)
+    report = {
+        "calibration_texts": len(calibration),
+        "check_texts": len(held_out),
+        "check_texts_excluded_as_calibration": excluded,
+    }
+    return held_out, calibration, report
+
+
 def export_tflite(
     task,
     path,
@@ -221,8 +260,14 @@ def export_tflite(
 ):
     """Converts, checks and writes `path` (a .tflite file); returns the report.
 
-    An existing `path` is replaced only if it is a TFLite model, or with
-    `overwrite=True`. `metadata=True` (classifiers with `label_names`)
+    Full int8 (`quantize="int8"`) calibrates on `representative_texts` (at
+    least 100; None: a bundled sample of 300 English texts) and measures
+    argmax agreement only on the `check_texts` that are not calibration
+    texts (at least 100 must remain; None: 200 bundled held-out glosses).
+    Other modes are checked on `check_texts` (None: two short sentences).
+    The report gives what was measured, on how many texts, and the file's
+    size. An existing `path` is replaced only if it is a TFLite model, or
+    with `overwrite=True`. `metadata=True` (classifiers with `label_names`)
     writes standard TFLite metadata, for MediaPipe's `TextClassifier` and
     other runtimes; the output is then `probabilities` (see
     `tflite_metadata`).
@@ -233,10 +278,12 @@ def export_tflite(
         raise ValueError("Export needs a built task with a preprocessor (for tokenizing check texts).")
     path = check_output_file(path, overwrite)
     sequence_length = check_sequence_length(task, sequence_length)
-    check_texts = list(check_texts or ["A short check sentence.", "Another, longer one!"])
+    check_texts, calibration, texts_report = check_and_calibration_texts(
+        quantize, check_texts, representative_texts
+    )
     representative = None
-    if quantize == "int8":
-        representative = token_features(task, representative_texts or check_texts, sequence_length)
+    if calibration is not None:
+        representative = token_features(task, calibration, sequence_length)
     with logged_step(_logger, f"Converting to TFLite (quantize={quantize}, sequence_length={sequence_length})"):
         content = convert(task, sequence_length, quantize, representative)
     if metadata:
@@ -246,7 +293,7 @@ def export_tflite(
         report = verify(content, task, token_features(task, check_texts, sequence_length), quantize)
     with logged_step(_logger, f"Writing {str(path)!r}"):
         write_atomically(path, content, overwrite)
-    report.update(path=str(path), bytes=len(content), sequence_length=sequence_length)
+    report.update(texts_report, path=str(path), bytes=len(content), sequence_length=sequence_length)
     if metadata:
         report["metadata"] = True
     return report

@@ -114,6 +114,18 @@ def _unknown_preset_error(preset):
     )
 
 
+def _source_digest(path):
+    """Keys a converted copy by the source's path and its files' sizes and
+    times: two sources never share a cache entry, and a preset saved again
+    at the same path (a new fine-tuned head) is converted again."""
+    digest = hashlib.sha256(str(path.resolve()).encode())
+    for item in sorted(path.rglob("*")):
+        if item.is_file():
+            stat = item.stat()
+            digest.update(f"{item.relative_to(path)}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()[:16]
+
+
 def _check_local_preset(path):
     if not (path / "config.json").is_file():
         raise ValueError(
@@ -125,9 +137,7 @@ def _check_local_preset(path):
     check_preset_directory(path)
     for can_convert, convert in _FOREIGN_PRESET_CONVERTERS:
         if can_convert(path):
-            # Keyed by the source path: two sources never share a cache entry.
-            digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
-            converted = cache_dir() / "converted" / f"{path.name}-{digest}"
+            converted = cache_dir() / "converted" / f"{path.name}-{_source_digest(path)}"
             if not (converted / "config.json").is_file():
                 convert(str(path), str(converted))
             return str(converted)

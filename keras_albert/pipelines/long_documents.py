@@ -121,7 +121,7 @@ class LongDocumentSettings:
         return self
 
 
-class _Vocabulary:
+class TokenizerPieces:
     """The preset tokenizer in the plain-list form the task builder reads."""
 
     def __init__(self, tokenizer):
@@ -147,7 +147,7 @@ def long_document_task(preset="albert_tiny_en", sequence_length=2048, **task_arg
     if sequence_length < 8:
         raise ValueError(f"`sequence_length` must be at least 8. Received: sequence_length={sequence_length}")
     tokenizer = AlbertTokenizer.from_preset(preset)
-    return build_long_document_task(_Vocabulary(tokenizer), sequence_length - 2, **task_arguments)
+    return build_long_document_task(TokenizerPieces(tokenizer), sequence_length - 2, **task_arguments)
 
 
 def long_document_classifier(settings, num_classes):

@@ -76,7 +76,8 @@ def test_bad_inputs_exit_2(tmp_path, task_preset, capsys):
     (tmp_path / "file").write_text("x")
     cases = [
         ([f"--preset={backbone_only}", "--format=saved_model", f"--output={tmp_path / 'o'}"], "holds no task"),
-        ([f"--preset={path}", "--format=tflite", "--quantize=int8", f"--output={tmp_path / 'o.tflite'}"], "--texts"),
+        ([f"--preset={path}", "--format=tflite", "--calibration_texts=c.txt", f"--output={tmp_path / 'o.tflite'}"],
+         "--calibration_texts"),
         ([f"--preset={path}", "--format=tflite", "--sequence_length=999", f"--output={tmp_path / 'o.tflite'}"], "sequence_length"),
         ([f"--preset={path}", "--format=saved_model", f"--output={tmp_path / 'file'}"], "is a file"),
         ([f"--preset={path}", "--format=saved_model", "--quantize=dynamic", f"--output={tmp_path / 'o'}"], "tflite only"),

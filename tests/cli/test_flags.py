@@ -81,7 +81,7 @@ def test_absl_flags_reach_absl_logging():
     (FINETUNE + ["--lerning_rate=1"], "Did you mean: learning_rate ?"),
     (FINETUNE + ["--task=nope"], "error: flag --task=nope: value should be one of <classification|"),
     (FINETUNE + ["--epochs=two"], "error: flag --epochs=two: invalid literal for int()"),
-    (FINETUNE + ["--tensorboard", "false"], "error: unexpected argument 'false': flags are written --name=value"),
+    (FINETUNE + ["--tensorboard", "false"], "error: unexpected argument 'false' after --tensorboard: flags are written --name=value"),
     (FINETUNE + ["--notensorboard=1"], "error: --notensorboard=1 does not take an argument"),
     (FINETUNE + ["--text_columns"], "error: Missing value for flag --text_columns"),
     (FINETUNE + ["--text_columns", "--epochs=2"], "error: Missing value for flag --text_columns"),

@@ -13,29 +13,19 @@ from keras_albert.datasets.long_documents import mask_names
 from keras_albert.datasets.long_documents import passage_bounds
 from keras_albert.datasets.long_documents import proper_nouns
 from keras_albert.datasets.long_documents import split_chapters
+from keras_albert.pipelines.long_documents import TokenizerPieces
 
 PIECES = 1022
 
 
-class PresetPieces:
+def preset_pieces():
     """The bundled preset's tokenizer with plain-list outputs."""
-
-    def __init__(self):
-        self.tokenizer = keras_albert.AlbertTokenizer.from_preset("albert_tiny_en")
-
-    def get_vocabulary(self):
-        return self.tokenizer.get_vocabulary()
-
-    def tokenize(self, texts):
-        return [np.asarray(ids).tolist() for ids in self.tokenizer.tokenize(texts)]
-
-    def detokenize(self, ids):
-        return [str(text) for text in self.tokenizer.detokenize(ids)]
+    return TokenizerPieces(keras_albert.AlbertTokenizer.from_preset("albert_tiny_en"))
 
 
 @pytest.fixture(scope="module")
 def pieces():
-    return PresetPieces()
+    return preset_pieces()
 
 
 @pytest.fixture(scope="module")

@@ -2,11 +2,7 @@
 records, card), label names for old presets, and bad input refused before
 any work."""
 
-import errno
 import json
-import os
-import shutil
-import subprocess
 
 import pytest
 import tensorflow as tf
@@ -132,33 +128,6 @@ def test_names_that_contradict_the_saved_ones_are_refused(tmp_path):
     with pytest.raises(ValueError, match="names the classes of a classifier; preset 'albert_tiny_en' holds"):
         publish_preset("albert_tiny_en", tmp_path / "published", label_names=["a"], exports=())
     assert not (tmp_path / "published").exists()
-
-
-@pytest.fixture
-def unwritable_directory(tmp_path, monkeypatch):
-    """Read-only for a user, immutable for root (who ignores permission
-    bits); without chattr, creating a file there fails as for a user.
-    (The same arrangement as tests/cli/test_cli_failures.py.)"""
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    if os.geteuid() != 0:
-        locked.chmod(0o500)
-        yield locked
-        locked.chmod(0o700)
-    elif shutil.which("chattr") and subprocess.run(
-            ["chattr", "+i", str(locked)], capture_output=True).returncode == 0:
-        yield locked
-        subprocess.run(["chattr", "-i", str(locked)], check=True)
-    else:
-        real_open = os.open
-
-        def refusing_open(path, flags, *args, **kwargs):
-            if str(path).startswith(str(locked) + os.sep) and flags & os.O_CREAT:
-                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
-            return real_open(path, flags, *args, **kwargs)
-
-        monkeypatch.setattr(os, "open", refusing_open)
-        yield locked
 
 
 def _no_loading(monkeypatch):

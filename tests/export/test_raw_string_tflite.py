@@ -7,6 +7,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 import keras_albert
+from keras_albert.export import raw_string_tflite
 from keras_albert.export import tflite_export
 from keras_albert.export.folded_sentencepiece import folded_sentencepiece_proto
 from keras_albert.export.raw_string_tflite import export_raw_string_tflite
@@ -158,3 +159,26 @@ def test_bad_inputs_write_nothing(tmp_path, classifier, tokenizer, tiny_backbone
         export_raw_string_tflite(classifier, tmp_path / "model.tflite", check_texts=HELD_OUT[:8])
     assert (tmp_path / "model.tflite").read_bytes() == previous
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.tflite"]
+
+
+def test_int8_refuses_too_few_calibration_texts_before_converting(tmp_path, classifier, monkeypatch):
+    monkeypatch.setattr(
+        raw_string_tflite, "convert_raw_string", lambda *args, **kwargs: pytest.fail("converted")
+    )
+    with pytest.raises(ValueError, match=r"`representative_texts` holds 5 texts .*at least 100"):
+        export_raw_string_tflite(classifier, tmp_path / "m.tflite", "int8", check_texts=HELD_OUT,
+                                 representative_texts=HELD_OUT[:5])
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.large
+def test_int8_checks_only_texts_it_was_not_calibrated_on(tmp_path, classifier):
+    calibration = synthetic_sentences(100, seed=3)
+    report = export_raw_string_tflite(
+        classifier, tmp_path / "int8.tflite", "int8",
+        check_texts=calibration[:30] + HELD_OUT, representative_texts=calibration,
+    )
+    assert report["check_texts"] == 200 and report["check_texts_excluded_as_calibration"] == 30
+    got = run_raw_string_tflite((tmp_path / "int8.tflite").read_bytes(), HELD_OUT)["logits"]
+    expected = np.asarray(classifier.predict(HELD_OUT, verbose=0))
+    assert report["argmax_agreement"] == float((got.argmax(-1) == expected.argmax(-1)).mean())

@@ -6,6 +6,7 @@ import pytest
 
 import keras_albert
 from keras_albert.export import tflite_export
+from keras_albert.export.int8_conversion import op_precisions
 from keras_albert.export.tflite_export import export_tflite
 from keras_albert.export.tflite_export import keras_logits
 from keras_albert.export.tflite_export import run_tflite
@@ -13,6 +14,7 @@ from keras_albert.export.tflite_export import token_features
 from tests.conftest import synthetic_sentences
 
 HELD_OUT = synthetic_sentences(200, seed=11)
+CALIBRATION = synthetic_sentences(100, seed=3)
 
 
 @pytest.fixture(scope="module")
@@ -81,3 +83,51 @@ def test_failed_check_and_bad_arguments_write_nothing(tmp_path, classifier, monk
     with pytest.raises(ValueError, match="not a TFLite model.*overwrite=True"):
         export_tflite(classifier, tmp_path / "notes.txt")
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_int8_refuses_too_few_calibration_texts_before_converting(tmp_path, classifier, monkeypatch):
+    monkeypatch.setattr(tflite_export, "convert", lambda *args, **kwargs: pytest.fail("converted"))
+    with pytest.raises(ValueError, match=r"`representative_texts` holds 20 texts .*at least 100"):
+        export_tflite(classifier, tmp_path / "m.tflite", "int8", check_texts=HELD_OUT,
+                      representative_texts=CALIBRATION[:20])
+    with pytest.raises(ValueError, match=r"`check_texts` holds 0 texts .*100 given, 100 of them"):
+        export_tflite(classifier, tmp_path / "m.tflite", "int8", check_texts=CALIBRATION,
+                      representative_texts=CALIBRATION)
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.large
+def test_int8_agreement_is_measured_on_held_out_texts_only(tmp_path, classifier, monkeypatch):
+    tokenized = []
+
+    def recording_token_features(task, texts, sequence_length):
+        tokenized.append(list(texts))
+        return token_features(task, texts, sequence_length)
+
+    monkeypatch.setattr(tflite_export, "token_features", recording_token_features)
+    report = export_tflite(classifier, tmp_path / "int8.tflite", "int8",
+                           check_texts=CALIBRATION[:40] + HELD_OUT, representative_texts=CALIBRATION)
+    # Calibrated on the calibration texts, checked on the others only.
+    assert tokenized == [CALIBRATION, HELD_OUT]
+    assert report["calibration_texts"] == 100 and report["check_texts"] == 200
+    assert report["check_texts_excluded_as_calibration"] == 40
+    features = token_features(classifier, HELD_OUT, 16)
+    got = run_tflite((tmp_path / "int8.tflite").read_bytes(), features, batch_size=32)["logits"]
+    expected = keras_logits(classifier, features)["logits"]
+    assert report["argmax_agreement"] == float((got.argmax(-1) == expected.argmax(-1)).mean())
+
+
+@pytest.mark.large
+def test_int8_file_is_int8_in_dense_layers_and_embeddings(tmp_path, classifier):
+    export_tflite(classifier, tmp_path / "int8.tflite", "int8", check_texts=HELD_OUT,
+                  representative_texts=CALIBRATION)
+    precisions = op_precisions((tmp_path / "int8.tflite").read_bytes())
+    # Every dense layer but the output layer runs on int8, as do the
+    # embedding lookups; the ops between them run in float.
+    assert precisions["FULLY_CONNECTED"]["float32"] == 1
+    assert precisions["FULLY_CONNECTED"]["int8"] >= 10
+    assert precisions["GATHER"]["int8"] >= 1
+    assert {op for op, count in precisions.items() if count["int8"]} == {
+        "FULLY_CONNECTED", "GATHER", "DEQUANTIZE"}
+    for op in ("ADD", "MEAN", "RSQRT", "SOFTMAX", "BATCH_MATMUL"):
+        assert precisions[op]["float32"] > 0, op
