@@ -21,10 +21,10 @@ import pathlib
 import numpy as np
 import tensorflow as tf
 
-from keras_albert.export.tflite_metadata import add_classifier_metadata
-from keras_albert.export.tflite_metadata import metadata_outputs
 from keras_albert.export.int8_calibration import calibration_and_check_texts
 from keras_albert.export.int8_conversion import convert_int8
+from keras_albert.export.tflite_metadata import add_classifier_metadata
+from keras_albert.export.tflite_metadata import metadata_outputs
 from keras_albert.models.albert_question_answerer import AlbertQuestionAnswerer
 from keras_albert.models.preprocessor_inputs import padded_to
 from keras_albert.utils.atomic_file import check_writable_directory
