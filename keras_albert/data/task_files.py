@@ -22,7 +22,10 @@ def _open_text(path):
     if not path.is_file():
         raise FileNotFoundError(f"Data file not found: {str(path)!r}")
     try:
-        return path.read_text(encoding="utf-8")
+        # Decoded as is, not read in text mode: universal newlines would turn
+        # a carriage return inside a quoted cell into a line feed. The readers
+        # below split lines themselves ("\r\n" included).
+        return path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as error:
         raise TaskFileError(f"{str(path)!r} is not UTF-8 text: {error}") from None
 

@@ -113,6 +113,15 @@ def test_a_quoted_tab_in_a_short_row_reads_as_glue_bare_quotes(tmp_path):
         read_text_examples(short)
 
 
+def test_a_carriage_return_in_a_quoted_cell_reads_back_as_written(tmp_path):
+    # Found by the hypothesis test above: text-mode reading turned a quoted
+    # "\r" into "\n". Windows line endings still end rows.
+    path = tmp_path / "data.csv"
+    path.write_bytes(b'text,label\r\n"a\rb",x\r\n"c",y\r\n')
+    examples = read_text_examples(path)
+    assert (examples.texts, examples.labels) == (["a\rb", "c"], ["x", "y"])
+
+
 @pytest.mark.parametrize("key", ["attention", "activation"])
 @pytest.mark.parametrize("value", [[], {}, ["full"]])
 def test_unhashable_names_in_a_config_are_a_value_error(key, value):
