@@ -1,5 +1,6 @@
 """AlbertBackbone: factorized (or trigram) embedding, shared encoder, pooler."""
 
+import logging
 import warnings
 
 import keras
@@ -23,6 +24,18 @@ POOLER_WITHOUT_GRADIENT = (
     r"'[^']*(?:pooler/dense|pooled_dense)/bias'\] "
 )
 warnings.filterwarnings("ignore", message=POOLER_WITHOUT_GRADIENT)
+
+
+class _DropGrainReadAheadNotice(logging.Filter):
+    """keras-hub 0.32 feeds in-memory texts through grain with a read-ahead of
+    8 batches, under grain's default 16 threads, and grain logs that
+    mismatch on every `fit`: keras-hub's choice, which no caller can change."""
+
+    def filter(self, record):
+        return "is smaller than num_threads" not in record.getMessage()
+
+
+logging.getLogger("absl").addFilter(_DropGrainReadAheadNotice())
 
 EMBEDDING_TYPES = ("factorized", "trigram")
 

@@ -31,6 +31,16 @@ SCRIPT = textwrap.dedent("""
     # A dataset with Keras' default shuffle=True, and in-memory arrays.
     tagger.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(2), epochs=1, verbose=0)
     tagger.fit(x, y, batch_size=2, epochs=1, verbose=0)
+    # Raw texts, which keras-hub feeds through grain.
+    classifier = keras_albert.AlbertClassifier(
+        keras_albert.AlbertBackbone(
+            vocabulary_size=8000, num_layers=1, num_heads=2, embedding_dim=8,
+            hidden_dim=8, intermediate_dim=16, max_sequence_length=16),
+        num_classes=2,
+        preprocessor=keras_albert.AlbertTextClassifierPreprocessor.from_preset(
+            "albert_tiny_en", sequence_length=16))
+    classifier.compile(optimizer="adam", jit_compile=False)
+    classifier.fit(["a cat", "a dog", "the sea", "a hat"], [0, 1, 0, 1], batch_size=2, epochs=1, verbose=0)
 """)
 
 
@@ -42,6 +52,7 @@ def test_fit_shows_no_pooler_or_shuffle_warning():
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Gradients do not exist" not in result.stderr
     assert "`shuffle=True` was passed" not in result.stderr
+    assert "is smaller than num_threads" not in result.stderr
 
 
 def test_only_the_pooler_warning_is_silenced():
@@ -66,3 +77,16 @@ def test_import_prints_no_tensorflow_info_lines():
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "cpu_feature_guard" not in result.stderr
+
+
+def test_only_grains_read_ahead_notice_is_dropped():
+    import logging
+
+    def kept(message):
+        record = logging.LogRecord("absl", logging.WARNING, __file__, 1, message, None, None)
+        return all(f.filter(record) for f in logging.getLogger("absl").filters)
+
+    import keras_albert.models.albert_backbone  # noqa: F401 (installs the filter)
+
+    assert not kept("prefetch_buffer_size=8 is smaller than num_threads=16. This will limit ...")
+    assert kept("Something else went wrong in absl.")
