@@ -102,7 +102,7 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
             classifier has `label_names` (its names travel with it into
             presets and exports).
         recipe: a `ClassifierRecipe` (default: the recommended one).
-        seed: seeds the validation split.
+        seed: seeds the validation split and the order of training texts.
         verbose: Keras `fit` verbosity.
         callbacks: more Keras callbacks (TensorBoard, ...).
         validation_data: (texts, labels) to pick the best epoch on, instead
@@ -139,7 +139,11 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
                 f"Received: {len(val_texts)} texts and {len(val_labels)} labels."
             )
         val_labels = label_ids(classifier, val_labels)
-        train_texts, train_labels = texts, np.asarray(labels)
+        # keras-hub batches in-memory texts in the order given, so a table
+        # sorted by class would train on one class a batch (the carve-out
+        # above permutes as it splits; this permutes the same way).
+        order = np.random.default_rng(seed).permutation(len(texts))
+        train_texts, train_labels = [texts[i] for i in order], np.asarray(labels)[order]
     steps = recipe.epochs * -(-len(train_texts) // recipe.batch_size)
     classifier.compile(
         optimizer=keras.optimizers.AdamW(
