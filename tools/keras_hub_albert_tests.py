@@ -85,20 +85,14 @@ def albert_test_vocabulary():
     ids 5-11 for "the brown earth fox is quick round"."""
     from sentencepiece import sentencepiece_model_pb2
 
+    from keras_albert.data.sentencepiece_training import ALBERT_SPECIAL_PIECES
+
     proto = sentencepiece_model_pb2.ModelProto()
     proto.ParseFromString(_train_vocabulary(
         ["the quick brown fox", "the earth is round"],
         vocab_size=13,
         model_type="WORD",
-        pad_id=0,
-        unk_id=1,
-        bos_id=2,
-        eos_id=3,
-        pad_piece="<pad>",
-        unk_piece="<unk>",
-        bos_piece="[CLS]",
-        eos_piece="[SEP]",
-        user_defined_symbols="[MASK]",
+        **ALBERT_SPECIAL_PIECES,
     ))
     # Newer SentencePiece also adds "\u2581[MASK]" for the user-defined
     # symbol; keras-hub's file (an older SentencePiece, vocab_size=12) has no

@@ -4,6 +4,19 @@ import io
 
 import sentencepiece
 
+# ALBERT's special pieces at the ids Google's vocabularies give them.
+ALBERT_SPECIAL_PIECES = dict(
+    pad_id=0,
+    unk_id=1,
+    bos_id=2,
+    eos_id=3,
+    pad_piece="<pad>",
+    unk_piece="<unk>",
+    bos_piece="[CLS]",
+    eos_piece="[SEP]",
+    user_defined_symbols="[MASK]",
+)
+
 # ALBERT's fixed ids: the model, the MLM masking and the packers rely on them.
 ALBERT_SPECIAL_TOKENS = {"<pad>": 0, "<unk>": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4}
 _MODEL_TYPES = ("unigram", "bpe", "word", "char")
@@ -82,15 +95,7 @@ def train_sentencepiece(
             character_coverage=character_coverage,
             max_sentence_length=max_sentence_length,
             seed_sentencepiece_size=seed_sentencepiece_size,
-            pad_id=0,
-            unk_id=1,
-            bos_id=2,
-            eos_id=3,
-            pad_piece="<pad>",
-            unk_piece="<unk>",
-            bos_piece="[CLS]",
-            eos_piece="[SEP]",
-            user_defined_symbols="[MASK]",
+            **ALBERT_SPECIAL_PIECES,
             # Normalisation is ours (see normalize_text); keep SentencePiece's
             # identity so training and run time agree byte for byte.
             normalization_rule_name="identity",
