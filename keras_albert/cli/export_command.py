@@ -83,14 +83,6 @@ def _check_output(flag_values):
     check_writable_directory(output.parent, name="--output")
 
 
-def _has_label_names(preset):
-    task = pathlib.Path(preset) / "task.json"
-    if not task.is_file():
-        return False
-    config = json.loads(task.read_text(encoding="utf-8")).get("config", {})
-    return bool(config.get("label_names"))
-
-
 def _check_combination(flag_values):
     if flag_values.format != "tflite" and (flag_values.quantize != "none" or flag_values.sequence_length):
         raise ValueError("`--quantize` and `--sequence_length` apply to --format=tflite only.")
@@ -123,6 +115,7 @@ def run(flag_values):
     # The exporters import TensorFlow: imported here so `--help` stays fast.
     from keras_albert.convert.converted_preset import load_preset_model
     from keras_albert.convert.converted_preset import preset_vocabulary
+    from keras_albert.convert.converted_preset import task_config
     from keras_albert.export.raw_string_tflite import export_raw_string_tflite
     from keras_albert.export.serving_saved_model import export_serving_saved_model
     from keras_albert.export.task_loading import load_task
@@ -149,7 +142,7 @@ def run(flag_values):
         with logged_step(_logger, f"Loading {name!r}"):
             # A classifier with class names is loaded whole so that its
             # labels.txt goes with the encoder; anything else as before.
-            model = load_task(preset) if _has_label_names(preset) else load_preset_model(preset)
+            model = load_task(preset) if task_config(preset)[1].get("label_names") else load_preset_model(preset)
         difference = export_tfhub(model, vocabulary, output, overwrite=overwrite)
         report = {"format": "tfhub", "max_abs_difference": difference}
     else:

@@ -7,6 +7,7 @@ With `cls/...` heads in the weights the preset holds an `AlbertPretrainer`
 (MLM and, when present, SOP heads) next to the backbone.
 """
 
+import json
 import logging
 import pathlib
 
@@ -66,6 +67,15 @@ def write_converted_preset(
             if tokenizer is not None:
                 tokenizer.save_to_preset(staging)
     return str(dst)
+
+
+def task_config(preset):
+    """(class name, config) of the preset's task.json, or (None, {})."""
+    task_file = pathlib.Path(preset) / "task.json"
+    if not task_file.is_file():
+        return None, {}
+    task = json.loads(task_file.read_text(encoding="utf-8"))
+    return task.get("registered_name", "").split(">")[-1] or None, task.get("config", {})
 
 
 def load_preset_model(preset):

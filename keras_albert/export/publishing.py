@@ -28,6 +28,7 @@ import shutil
 
 from keras_albert.convert.converted_preset import load_preset_model
 from keras_albert.convert.converted_preset import preset_vocabulary
+from keras_albert.convert.converted_preset import task_config
 from keras_albert.export.hub_upload import check_handle
 from keras_albert.export.hub_upload import check_license
 from keras_albert.export.hub_upload import check_uploader
@@ -86,15 +87,6 @@ def _check_output(output, preset_dir, overwrite):
     # The staging directory is made beside `output`; the message names `output`.
     check_writable_directory(output.parent if output.exists() else output, name="output")
     return output
-
-
-def _task_config(preset_dir):
-    """(class name, config) of the preset's task.json, or (None, {})."""
-    task_file = preset_dir / "task.json"
-    if not task_file.is_file():
-        return None, {}
-    task = json.loads(task_file.read_text(encoding="utf-8"))
-    return task.get("registered_name", "").split(">")[-1] or None, task.get("config", {})
 
 
 def _resolve_label_names(task_class, config, label_names, records, preset):
@@ -334,7 +326,7 @@ def publish_preset(
     preset_dir = pathlib.Path(resolve_preset(preset))
     output = _check_output(output, preset_dir, overwrite)
     records = find_records(preset_dir)
-    task_class, config = _task_config(preset_dir)
+    task_class, config = task_config(preset_dir)
     label_names, label_source = _resolve_label_names(task_class, config, label_names, records, str(preset))
     options = dict(title=title, description=description, training_data=training_data,
                    limitations=limitations, license=license, language=language, handle=handle)
