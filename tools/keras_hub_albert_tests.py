@@ -162,14 +162,19 @@ def run_backend(scratch, backend, timeout=3600):
     env = dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="2")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     started = time.monotonic()
-    subprocess.run(
+    finished = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
          "-k", _OFFLINE, f"--junitxml={junit}", "--rootdir", str(scratch), str(scratch)],
         cwd=scratch, env=env, timeout=timeout, check=False,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     if not junit.is_file():
-        raise RuntimeError(f"pytest wrote no results on the {backend} backend.")
+        # pytest writes no report when it cannot start (e.g. a conftest
+        # import fails); its last lines say why.
+        tail = "\n".join(finished.stdout.strip().splitlines()[-15:])
+        raise RuntimeError(
+            f"pytest wrote no results on the {backend} backend "
+            f"(exit code {finished.returncode}). Its last lines:\n{tail}")
     outcomes = _outcomes(junit)
     counts = {kind: sum(1 for outcome, _ in outcomes.values() if outcome == kind)
               for kind in ("passed", "failed", "error", "skipped")}

@@ -103,3 +103,13 @@ def test_runs_each_backend_in_its_own_process_and_reports_each_test(tmp_path):
         assert outcome["failed"] == 1
         failed = outcome["not_passed"]["albert_style_test.AlbertStyleTest.test_fails_on_purpose"]
         assert failed["outcome"] == "failed" and "(1,) == (2,)" in failed["message"]
+
+
+def test_a_backend_that_cannot_start_pytest_says_why(tmp_path):
+    # A conftest that cannot be imported (as keras-hub's TestCase without
+    # grain): pytest writes no report, and the error carries its reason.
+    (tmp_path / "conftest.py").write_text("import a_module_that_is_not_installed\n")
+    (tmp_path / "some_test.py").write_text("def test_nothing():\n    pass\n")
+    with pytest.raises(RuntimeError, match=r"(?s)no results on the tensorflow backend"
+                       r".*a_module_that_is_not_installed"):
+        runner.run_backend(tmp_path, "tensorflow", timeout=300)
