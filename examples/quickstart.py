@@ -23,11 +23,15 @@ import time
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+# First: importing keras_albert starts TensorFlow without its start-up
+# notices on stderr (keras_albert/utils/native_notices.py).
+import keras_albert  # noqa: E402
+
+# isort: split
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-import keras_albert  # noqa: E402
 from keras_albert import datasets  # noqa: E402
 from keras_albert.export import export_serving_saved_model  # noqa: E402
 from keras_albert.pipelines import ClassifierRecipe  # noqa: E402

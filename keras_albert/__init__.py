@@ -8,9 +8,9 @@ import sys
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 # TensorFlow's C++ INFO lines (CPU instruction sets, oneDNN) say nothing a
 # user can act on; warnings and errors still show. A value the user set
-# wins; it only takes effect if TensorFlow is not imported yet. The "no
-# CUDA driver" line is logged by absl before it is initialised and cannot
-# be silenced from Python.
+# wins; it only takes effect if TensorFlow is not imported yet. The lines
+# written before absl logging starts ignore it:
+# utils/native_notices.py holds those back.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 
 __version__ = "0.1.0"
@@ -20,6 +20,9 @@ __version__ = "0.1.0"
 # left out then so `--help` answers at once; the CLI imports it before a
 # command runs.
 if sys.argv[:1] != ["-m"]:
+    from keras_albert.utils.native_notices import import_tensorflow_quietly
+
+    import_tensorflow_quietly()
     from keras_albert.public_api import *  # noqa: F401, F403
 else:
     def __getattr__(name):

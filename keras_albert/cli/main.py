@@ -30,6 +30,7 @@ from absl import logging as absl_logging
 
 from keras_albert.cli import command_line
 from keras_albert.cli.progress_output import showing_progress
+from keras_albert.utils.native_notices import import_tensorflow_quietly
 from keras_albert.utils.progress import logged_step
 
 COMMANDS = {
@@ -106,6 +107,7 @@ def _import_api():
         importlib.import_module("keras_albert.public_api")
         return
     with logged_step(_logger, "Importing TensorFlow and keras_albert"):
+        import_tensorflow_quietly()
         importlib.import_module("keras_albert.public_api")
 
 

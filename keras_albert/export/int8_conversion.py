@@ -20,6 +20,8 @@ with a denylist, so it uses the converter's own calibration and kernels.
 Not for integer-only accelerators: those need every op in int8.
 """
 
+import warnings
+
 import tensorflow as tf
 
 # The ops that hold the weights and do the matrix work.
@@ -48,12 +50,15 @@ def convert_int8(converter):
     """Flatbuffer bytes from `converter`, set up for full int8 (optimizations
     and a representative dataset, see `tflite_export.set_quantization`),
     calibrated once and quantized as this module's docstring says."""
-    debugger = tf.lite.experimental.QuantizationDebugger(converter=converter)
-    ops, nodes = float_ops_and_nodes(debugger.calibrated_model)
-    debugger.options = tf.lite.experimental.QuantizationDebugOptions(
-        denylisted_ops=ops, denylisted_nodes=nodes
-    )
-    return debugger.get_nondebug_quantized_model()
+    with warnings.catch_warnings():
+        # TensorFlow's debugger runs the interpreter it deprecates itself.
+        warnings.filterwarnings("ignore", message=r"\s*Warning: tf\.lite\.Interpreter is deprecated")
+        debugger = tf.lite.experimental.QuantizationDebugger(converter=converter)
+        ops, nodes = float_ops_and_nodes(debugger.calibrated_model)
+        debugger.options = tf.lite.experimental.QuantizationDebugOptions(
+            denylisted_ops=ops, denylisted_nodes=nodes
+        )
+        return debugger.get_nondebug_quantized_model()
 
 
 def op_precisions(content):

@@ -29,6 +29,8 @@ from keras_albert.models.albert_question_answerer import AlbertQuestionAnswerer
 from keras_albert.models.preprocessor_inputs import padded_to
 from keras_albert.utils.atomic_file import check_writable_directory
 from keras_albert.utils.atomic_file import write_file_atomically
+from keras_albert.utils.native_notices import TFLITE_NOTICES
+from keras_albert.utils.native_notices import notices_held_back
 from keras_albert.utils.progress import logged_step
 from keras_albert.utils.validation import check_sequence_length as check_length
 
@@ -119,9 +121,10 @@ def set_quantization(converter, quantize, representative_dataset=None):
 
 def finish_conversion(converter, quantize):
     """Flatbuffer bytes from a converter set up by `set_quantization`."""
-    if quantize == "int8":
-        return convert_int8(converter)
-    return converter.convert()
+    with notices_held_back(TFLITE_NOTICES):
+        if quantize == "int8":
+            return convert_int8(converter)
+        return converter.convert()
 
 
 def token_converter(task, sequence_length, quantize="none", representative_features=None):
@@ -148,13 +151,14 @@ def run_tflite(content, features, batch_size=1):
     """{output: array} from a TFLite model, `batch_size` rows per invocation."""
     from ai_edge_litert.interpreter import Interpreter
 
-    interpreter = Interpreter(model_content=content)
-    runner = interpreter.get_signature_runner()
     outputs = []
     count = len(features["token_ids"])
-    for start in range(0, count, batch_size):
-        chunk = {name: features[name][start : start + batch_size] for name in INPUT_NAMES}
-        outputs.append(runner(**chunk))
+    # The delegate notice comes with the first invocation.
+    with notices_held_back(TFLITE_NOTICES):
+        runner = Interpreter(model_content=content).get_signature_runner()
+        for start in range(0, count, batch_size):
+            chunk = {name: features[name][start : start + batch_size] for name in INPUT_NAMES}
+            outputs.append(runner(**chunk))
     return {name: np.concatenate([o[name] for o in outputs], 0) for name in outputs[0]}
 
 

@@ -32,6 +32,8 @@ import tensorflow as tf
 from keras_albert.export.folded_sentencepiece import folded_sentencepiece_proto
 from keras_albert.export.metadata_parser_version import ensure_metadata_version_helper
 from keras_albert.models.albert_classifier import AlbertClassifier
+from keras_albert.utils.native_notices import TFLITE_NOTICES
+from keras_albert.utils.native_notices import notices_held_back
 
 METADATA_EXTRA_HINT = "pip install keras-albert[tflite-metadata]"
 OUTPUT_NAME = "probabilities"
@@ -168,22 +170,24 @@ def add_classifier_metadata(content, task, sequence_length, name="ALBERT text cl
     check_metadata_task(task)
     writers = metadata_writer_module()
     tokenizer = task.preprocessor.tokenizer
-    tensor_names = {_DESCRIBED_AS[k]: v for k, v in _input_tensor_names(content).items()}
-    with tempfile.TemporaryDirectory() as directory:
-        # The writers store associated files under their base names.
-        model_path = os.path.join(directory, TOKENIZER_FILE)
-        with open(model_path, "wb") as handle:
-            handle.write(folded_sentencepiece_proto(tokenizer.proto, tokenizer.lowercase))
-        writer = writers.MetadataWriter.create(bytearray(content))
-        writer.add_general_info(name, _description(task, sequence_length))
-        writer.add_bert_text_input(writers.SentencePieceTokenizer(model_path), **tensor_names)
-        writer.add_classification_output(
-            writers.Labels().add(list(task.label_names), exported_filename=LABEL_FILE),
-            name=OUTPUT_NAME,
-            description="Probability of each class, in the order of labels.txt.",
-        )
-        populated, _ = writer.populate()
-        # Collected now, not at interpreter exit, where its __del__ (which
-        # removes its own temporary folder) fails on a torn-down `os`.
-        del writer
+    # The interpreter and SentencePiece print notices while this runs.
+    with notices_held_back(TFLITE_NOTICES):
+        tensor_names = {_DESCRIBED_AS[k]: v for k, v in _input_tensor_names(content).items()}
+        with tempfile.TemporaryDirectory() as directory:
+            # The writers store associated files under their base names.
+            model_path = os.path.join(directory, TOKENIZER_FILE)
+            with open(model_path, "wb") as handle:
+                handle.write(folded_sentencepiece_proto(tokenizer.proto, tokenizer.lowercase))
+            writer = writers.MetadataWriter.create(bytearray(content))
+            writer.add_general_info(name, _description(task, sequence_length))
+            writer.add_bert_text_input(writers.SentencePieceTokenizer(model_path), **tensor_names)
+            writer.add_classification_output(
+                writers.Labels().add(list(task.label_names), exported_filename=LABEL_FILE),
+                name=OUTPUT_NAME,
+                description="Probability of each class, in the order of labels.txt.",
+            )
+            populated, _ = writer.populate()
+            # Collected now, not at interpreter exit, where its __del__ (which
+            # removes its own temporary folder) fails on a torn-down `os`.
+            del writer
     return bytes(populated)

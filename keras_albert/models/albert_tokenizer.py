@@ -14,6 +14,8 @@ from keras_hub.tokenizers import SentencePieceTokenizer
 
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.native_notices import SENTENCEPIECE_NOTICES
+from keras_albert.utils.native_notices import notices_held_back
 
 # ALBERT's fixed ids: the packers, the MLM masking and every released
 # checkpoint rely on them.
@@ -207,7 +209,8 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
                 f"Received: proto of type {type(proto).__name__}"
             )
         try:
-            super().set_proto(proto)
+            with notices_held_back(SENTENCEPIECE_NOTICES):
+                super().set_proto(proto)
         except (tf.errors.OpError, RuntimeError) as error:
             shown = proto if isinstance(proto, str) else f"<{len(proto)} bytes>"
             raise ValueError(
@@ -299,7 +302,8 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
             try:
                 self._sentence_piece.vocab_size()
             except tf.errors.NotFoundError:
-                self._set_proto_tf(self.proto)
+                with notices_held_back(SENTENCEPIECE_NOTICES):
+                    self._set_proto_tf(self.proto)
 
     @preprocessing_function
     def _tokenize_tf(self, inputs):

@@ -1,0 +1,132 @@
+"""TensorFlow's native notices no user can act on are held back; every other
+line on stderr still shows, and all of it on an error."""
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from keras_albert.utils import native_notices
+from keras_albert.utils.native_notices import STARTUP_NOTICES
+from keras_albert.utils.native_notices import TFLITE_NOTICES
+from keras_albert.utils.native_notices import notices_held_back
+from keras_albert.utils.native_notices import without_notices
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# As TensorFlow 2.21 writes them on a machine without a CUDA driver.
+STARTUP_LINES = [
+    "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR",
+    "I0000 00:00:1795621125.579105   14204 port.cc:153] oneDNN custom operations are on. "
+    "You may see slightly different numerical results due to floating-point round-off errors "
+    "from different computation orders. To turn them off, set the environment variable "
+    "`TF_ENABLE_ONEDNN_OPTS=0`.",
+    "I0000 00:00:1795621125.579471   14204 cudart_stub.cc:31] Could not find cuda drivers on "
+    "your machine, GPU will not be used.",
+    "E0000 00:00:1795621126.436301   14204 cuda_platform.cc:52] failed call to cuInit: INTERNAL: "
+    "CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)",
+    "E0000 00:00:1795621513.493133   15863 util.cc:131] oneDNN supports DT_INT64 only on "
+    "platforms with AVX-512. Falling back to the default Eigen-based implementation if present.",
+]
+CUINIT = STARTUP_LINES[3]
+
+
+def _text(lines):
+    return "".join(line + "\n" for line in lines)
+
+
+def test_only_the_notices_are_dropped_in_order():
+    kept = ["W0000 00:00:1.0   1 some_op.cc:12] A real warning.", "Traceback (most recent call last):"]
+    text = _text([STARTUP_LINES[0], kept[0], *STARTUP_LINES[1:], kept[1]])
+    assert without_notices(text, STARTUP_NOTICES) == _text(kept)
+    # A notice inside another line is not a notice line.
+    quoted = "error: TensorFlow said 'failed call to cuInit' " + STARTUP_LINES[0]
+    assert without_notices(quoted + "\n", STARTUP_NOTICES) == quoted + "\n"
+    # The TFLite notices are not start-up notices.
+    delegate = "INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n"
+    assert without_notices(delegate, STARTUP_NOTICES) == delegate
+    assert without_notices(delegate, TFLITE_NOTICES) == ""
+
+
+def test_a_failed_cuinit_shows_where_a_driver_exists(monkeypatch):
+    monkeypatch.setattr(native_notices.ctypes.util, "find_library", lambda name: "libcuda.so.1")
+    assert without_notices(_text([CUINIT]), STARTUP_NOTICES) == _text([CUINIT])
+    # TensorFlow's own "no driver" line settles it.
+    assert without_notices(_text(STARTUP_LINES[2:4]), STARTUP_NOTICES) == ""
+    monkeypatch.setattr(native_notices.ctypes.util, "find_library", lambda name: None)
+    assert without_notices(_text([CUINIT]), STARTUP_NOTICES) == ""
+
+
+def _write_to_descriptor_2(lines):
+    # What native code does: no Python stream in between.
+    os.write(2, _text(lines).encode())
+
+
+def test_held_back_lines_come_back_without_notices(capfd):
+    with notices_held_back(STARTUP_NOTICES):
+        _write_to_descriptor_2([STARTUP_LINES[0], "a real problem", STARTUP_LINES[2]])
+    assert capfd.readouterr().err == "a real problem\n"
+
+
+def test_everything_comes_back_on_an_error(capfd):
+    with pytest.raises(RuntimeError, match="start-up failed"):
+        with notices_held_back(STARTUP_NOTICES):
+            _write_to_descriptor_2(STARTUP_LINES)
+            raise RuntimeError("start-up failed")
+    assert capfd.readouterr().err == _text(STARTUP_LINES)
+
+
+def test_tf_cpp_min_log_level_0_shows_everything(capfd, monkeypatch):
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "0")
+    with notices_held_back(STARTUP_NOTICES):
+        _write_to_descriptor_2(STARTUP_LINES[:1])
+    assert capfd.readouterr().err == _text(STARTUP_LINES[:1])
+
+
+def _user_environment():
+    # As a user runs it: no TF_CPP_MIN_LOG_LEVEL from the test setup.
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    return dict(env, PYTHONPATH=str(ROOT))
+
+
+def _run(arguments):
+    return subprocess.run([sys.executable, *arguments], env=_user_environment(),
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.large
+def test_import_and_fit_write_nothing_on_stderr():
+    script = (
+        "import numpy as np, keras_albert\n"
+        "task = keras_albert.AlbertClassifier.from_preset('albert_tiny_en_student_supersense')\n"
+        "task.fit(['a big dog', 'a red car'], [0, 1], batch_size=2, epochs=1, verbose=0)\n"
+        "print(task.predict(['a cat'], verbose=0).shape)\n"
+    )
+    result = _run(["-c", script])
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().endswith("(1, 26)")
+    assert result.stderr == ""
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("export_flags", [
+    ["--format", "saved_model"],
+    ["--format", "tflite", "--quantize", "int8"],
+])
+def test_export_command_writes_nothing_on_stderr(tmp_path, export_flags):
+    result = _run(["-m", "keras_albert", "export", "--preset", "albert_tiny_en_student_supersense",
+                   "--output", str(tmp_path / "export"), *export_flags])
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stderr == ""
+    assert "Importing TensorFlow and keras_albert: done" in result.stdout
+
+
+@pytest.mark.large
+def test_a_real_error_still_reaches_stderr(tmp_path):
+    result = _run(["-m", "keras_albert", "export", "--preset", str(tmp_path / "missing"),
+                   "--output", str(tmp_path / "export"), "--format", "saved_model"])
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and "missing" in result.stderr
+    assert "cuInit" not in result.stderr and "absl::InitializeLog" not in result.stderr
