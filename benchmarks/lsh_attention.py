@@ -78,7 +78,10 @@ WARMUP_LENGTH = 256
 RESULTS = pathlib.Path(__file__).resolve().parent / "results"
 CONFIGS = ("lsh-1", "hf-lsh-1", "lsh-2", "hf-lsh-2", "lsh-4", "hf-lsh-4", "full")
 # Also available: "lsh-1f", "hf-lsh-1f" (and -2f, -4f): the same bucket count
-# in two factors, for both implementations.
+# in two factors, for both implementations; "lsh-1r", "hf-lsh-1r" (-2r,
+# -4r): Reformer's rule (`keras_albert.layers.reformer_num_buckets`: one
+# factor up to 2 * chunk buckets, two above), what the long-document
+# pipeline uses.
 OOM_SIGNS = (
     "out of memory",
     "ResourceExhausted",
@@ -98,6 +101,10 @@ def num_buckets_for(length, config=""):
     """2 * length / chunk buckets; split into two factors (Reformer's
     factorised buckets, same count, ~sqrt the rotation columns) for the
     `...f` configurations."""
+    if config.endswith("r"):
+        from keras_albert.layers.lsh_hashing import reformer_num_buckets
+
+        return reformer_num_buckets(length, CHUNK)
     buckets = max(2, 2 * length // CHUNK)
     if not config.endswith("f") or buckets < 4:
         return buckets
@@ -106,7 +113,7 @@ def num_buckets_for(length, config=""):
 
 
 def num_hashes_for(config):
-    return int(config.split("-")[-1].rstrip("f"))
+    return int(config.split("-")[-1].rstrip("fr"))
 
 
 def keras_runner(config, length, threads, jit):
@@ -455,7 +462,7 @@ def main():
             ("LSH-1 peak <= 1/8 of full at 8192", at["lsh1_over_full_peak"], lambda r: r <= 1 / 8),
             ("LSH-1 faster than HF LSH-1 at 8192", at["lsh1_over_hf_lsh1_time"], lambda r: r < 1),
         ]
-    for name in ("lsh-1", "lsh-1f"):
+    for name in ("lsh-1", "lsh-1f", "lsh-1r"):
         lsh_growth = growth.get(name, {}).get("4096->16384")
         if lsh_growth is not None:
             checks.append((f"{name.upper()} 4096->16384 growth <= 5x", lsh_growth, lambda r: r <= 5))

@@ -39,7 +39,7 @@ from keras_albert.models.length_buckets import unbucketed
 from keras_albert.models.serving_signature import check_serving_preprocessor
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
-from keras_albert.utils.native_notices import SENTENCEPIECE_NOTICES
+from keras_albert.utils.native_notices import SAVED_MODEL_NOTICES
 from keras_albert.utils.native_notices import notices_held_back
 from keras_albert.utils.progress import logged_step
 
@@ -75,7 +75,7 @@ def _archive(task, signature):
 
 
 def _verify(directory, check_inputs, expected_logits):
-    with notices_held_back(SENTENCEPIECE_NOTICES):
+    with notices_held_back(SAVED_MODEL_NOTICES):
         loaded = tf.saved_model.load(str(directory))
         served = loaded.signatures["serving_default"](**check_inputs)
     expected = expected_logits()  # at the full length: the reference

@@ -6,6 +6,7 @@ from keras_albert.layers.heads import AlbertMaskedLMHead
 from keras_albert.layers.heads import AlbertPooler
 from keras_albert.layers.heads import AlbertSentenceOrderHead
 from keras_albert.layers.lsh_attention import AlbertLSHSelfAttention
+from keras_albert.layers.lsh_hashing import reformer_num_buckets
 from keras_albert.layers.self_attention import AlbertSelfAttention
 from keras_albert.layers.shared_encoder import AlbertEncoder
 from keras_albert.layers.sharing import SHARING_STRATEGIES

@@ -32,6 +32,31 @@ def rotation_width(num_buckets):
     return sum(factor // 2 for factor in bucket_factors(num_buckets))
 
 
+def reformer_num_buckets(sequence_length, chunk_length):
+    """Reformer's choice of buckets for a sequence length: two per chunk;
+    once that exceeds `2 * chunk_length`, a power of two split into two
+    factors.
+
+    Hashing with one factor costs `length * buckets / 2` rotation columns,
+    which grows with the square of the length (buckets grow with it); with
+    two factors it costs about the square root of that (Reformer's
+    factorised buckets; Hugging Face's Reformer splits at the same point).
+
+    Example:
+    >>> reformer_num_buckets(2048, 64)
+    64
+    >>> reformer_num_buckets(16384, 64)
+    [16, 32]
+    """
+    count = 2 * -(-int(sequence_length) // int(chunk_length))
+    if count <= 2 * chunk_length:
+        return max(2, count)
+    # Rounded down to a power of two (as Hugging Face's Reformer does), so
+    # that it splits into two even factors, the first the smaller.
+    power = count.bit_length() - 1
+    return [2 ** (power // 2), 2 ** (power - power // 2)]
+
+
 def _plus_minus_argmax(rotated, half):
     """`argmax([x, -x])` over the last axis of `rotated` [..., half].
 

@@ -21,6 +21,7 @@ import keras
 import numpy as np
 
 from keras_albert.datasets.long_documents import build_long_document_task
+from keras_albert.layers.lsh_hashing import reformer_num_buckets
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.models.albert_text_classifier_preprocessor import (
@@ -56,7 +57,8 @@ class LongDocumentSettings:
     `sequence_length` includes [CLS] and [SEP]: the model reads the first
     `sequence_length - 2` pieces of each passage. LSH settings are used only
     with `attention="lsh"`; `lsh_num_buckets=0` takes Reformer's choice,
-    `2 * sequence_length / lsh_chunk_length`. `max_hours` > 0 stops a row
+    `2 * sequence_length / lsh_chunk_length`, in two factors above
+    `2 * lsh_chunk_length` (`keras_albert.layers.reformer_num_buckets`). `max_hours` > 0 stops a row
     whose projected fine-tuning time (timed steps x planned steps) exceeds
     it, and records the projection instead of scores.
     """
@@ -82,8 +84,7 @@ class LongDocumentSettings:
     def num_buckets(self):
         if self.lsh_num_buckets:
             return self.lsh_num_buckets
-        # Two per chunk of the (chunk-padded) sequence: even, at least 2.
-        return 2 * -(-self.sequence_length // self.lsh_chunk_length)
+        return reformer_num_buckets(self.sequence_length, self.lsh_chunk_length)
 
     def check(self):
         check_positive_int("sequence_length", self.sequence_length)

@@ -464,3 +464,23 @@ def test_sort_keys_must_fit_int32():
     )
     with pytest.raises(ValueError, match="num_buckets=2097152"):
         layer(np.zeros((1, 1000, 2), "float32"))
+
+
+@pytest.mark.parametrize("length, chunk", [(100, 64), (4096, 64), (4097, 64), (12000, 64), (16384, 64), (3000, 32)])
+def test_reformer_buckets_are_two_per_chunk_and_factorised_when_many(length, chunk):
+    from keras_albert.layers import reformer_num_buckets
+
+    buckets = reformer_num_buckets(length, chunk)
+    chunks = -(-length // chunk)
+    if 2 * chunks <= 2 * chunk:
+        assert buckets == max(2, 2 * chunks)
+    else:
+        first, second = buckets
+        total = first * second
+        # A power of two, at most two per chunk and more than one per chunk.
+        assert total & (total - 1) == 0 and chunks < total <= 2 * chunks
+        assert first % 2 == 0 and second % 2 == 0 and first <= second <= 2 * first
+        # Hashing needs far fewer rotation columns than one factor would.
+        assert (first + second) // 2 < total // 8
+        layer = AlbertLSHSelfAttention(num_heads=1, hidden_dim=4, num_buckets=buckets, chunk_length=chunk)
+        assert layer.num_buckets == buckets

@@ -26,6 +26,8 @@ def test_settings_name_their_row_and_pick_buckets():
     # A length that is no multiple of the chunk is padded to one.
     assert LongDocumentSettings(sequence_length=100, attention="lsh", lsh_chunk_length=64).num_buckets == 4
     assert LongDocumentSettings(attention="lsh", lsh_num_buckets=8).num_buckets == 8
+    # Above 2 * chunk buckets, Reformer's two factors: hashing stays cheap.
+    assert LongDocumentSettings(sequence_length=16384, attention="lsh").num_buckets == [16, 32]
     assert LongDocumentSettings().recipe.batch_size == 8
 
 
