@@ -1,0 +1,68 @@
+"""tools/teacher_word_vectors.py and tools/distill_word_vectors.py: words
+line up between the teacher's and our vocabularies, and batches mask whole
+words with the right targets. (The teacher itself is a build-time extra;
+its vectors are replaced by numbered rows here.)"""
+
+import argparse
+import importlib.util
+import pathlib
+
+import numpy as np
+
+import keras_albert
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _tool(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+teacher_tool = _tool("teacher_word_vectors")
+distill_tool = _tool("distill_word_vectors")
+
+
+def test_words_are_whitespace_spans():
+    assert teacher_tool.word_spans("  a dog,  (barks). ") == [(2, 3), (4, 8), (10, 18)]
+    assert teacher_tool.word_spans("") == []
+
+
+def test_pieces_line_up_with_the_teachers_words_and_batches_mask_whole_words():
+    tokenizer = keras_albert.AlbertTokenizer.from_preset("albert_tiny_en")
+    texts = ["a large domesticated animal kept for riding", "The quick, brown fox (jumps).",
+             "word " * 40]
+    counts = [len(text.split()) for text in texts]
+    # The second text's teacher row claims one word too many: not aligned.
+    counts[1] += 1
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    kept, ids, words = distill_tool.align(tokenizer, texts, offsets, length=32)
+    # The third has more than 30 pieces.
+    assert kept == [0]
+    assert words[0][0] == 0 and words[0][-1] == counts[0] - 1
+    assert (np.diff(words[0]) >= 0).all()
+
+    # Row k of the teacher's vectors holds the number k: targets are checkable.
+    vectors = np.repeat(np.arange(offsets[-1], dtype=np.float32)[:, None], 384, axis=1)
+    args = argparse.Namespace(sequence_length=32, max_predictions=8, mask_rate=0.3)
+    batches = distill_tool.Batches(tokenizer, ids, words, vectors, offsets, kept, args)
+    token_ids, padding, word_of_piece, targets, word_valid, positions, labels, weights = (
+        batches.make([0], np.random.default_rng(0)))
+    count = counts[0]
+    assert targets[0, :count, 0].tolist() == list(range(count)) and word_valid[0].sum() == count
+    original = np.asarray(tokenizer(texts[0]))
+    assert token_ids[0, 0] == tokenizer.cls_token_id
+    assert token_ids[0, len(original) + 1] == tokenizer.sep_token_id
+    assert padding[0].sum() == len(original) + 2
+    masked = positions[0][weights[0] > 0]
+    assert len(masked) > 0
+    # Labels are the original pieces; the input shows [MASK] there.
+    assert (labels[0][weights[0] > 0] == original[masked - 1]).all()
+    assert (token_ids[0, masked] == tokenizer.mask_token_id).all()
+    # Whole words: every piece of a masked word is masked.
+    masked_words = set(word_of_piece[0, masked].tolist())
+    for word in masked_words:
+        pieces = np.flatnonzero(word_of_piece[0] == word)
+        assert set(pieces.tolist()) <= set(masked.tolist())
