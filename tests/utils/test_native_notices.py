@@ -100,6 +100,12 @@ def _run(arguments):
                           capture_output=True, text=True, timeout=600)
 
 
+def _run_script(script):
+    result = _run(["-c", script])
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result
+
+
 @pytest.mark.large
 def test_import_and_fit_write_nothing_on_stderr():
     script = (
@@ -108,8 +114,7 @@ def test_import_and_fit_write_nothing_on_stderr():
         "task.fit(['a big dog', 'a red car'], [0, 1], batch_size=2, epochs=1, verbose=0)\n"
         "print(task.predict(['a cat'], verbose=0).shape)\n"
     )
-    result = _run(["-c", script])
-    assert result.returncode == 0, result.stderr[-3000:]
+    result = _run_script(script)
     assert result.stdout.strip().endswith("(1, 26)")
     # Only oneDNN's int64 note, which comes inside the first training step
     # and is left there (see native_notices).
@@ -127,9 +132,7 @@ def test_import_leaves_the_runtime_configurable():
         "    cpu, [tf.config.LogicalDeviceConfiguration()] * 2)\n"
         "print(len(tf.config.list_logical_devices('CPU')))\n"
     )
-    result = _run(["-c", script])
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.strip() == "2"
+    assert _run_script(script).stdout.strip() == "2"
 
 
 @pytest.mark.large
