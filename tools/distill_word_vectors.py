@@ -20,7 +20,7 @@ re-running with the same OUTPUT continues from OUTPUT/preset at the step
 in OUTPUT/state.json (the optimizer's moments start afresh).
 
 Usage:
-    python tools/distill_word_vectors.py --init_preset tools/progress/albert_tiny_en_v4/preset \\
+    python tools/distill_word_vectors.py --init_preset tools/progress/albert_tiny_en_v5/preset \\
         --word_vectors runs/minilm_word_vectors --output runs/word_distill --steps 3000
 """
 
