@@ -26,7 +26,6 @@ Usage:
 
 import argparse
 import json
-import os
 import pathlib
 import sys
 import time
@@ -37,6 +36,10 @@ import keras_albert  # noqa: F401  (first: quiet TensorFlow start-up)
 
 import keras  # noqa: E402  # isort: skip
 import tensorflow as tf  # noqa: E402  # isort: skip
+
+from keras_albert.training import WarmupLinearDecay  # noqa: E402  # isort: skip
+from keras_albert.utils.atomic_directory import atomic_directory  # noqa: E402  # isort: skip
+from keras_albert.utils.atomic_file import write_file_atomically  # noqa: E402  # isort: skip
 
 HELDOUT = 512
 
@@ -113,16 +116,6 @@ class Batches:
             padding[b, : n + 2] = 1
             word_of_piece[b, 1:n + 1] = words
         return (token_ids, padding, word_of_piece, targets, word_valid, positions, labels, weights)
-
-
-class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
-    def __init__(self, peak, warmup_steps, total_steps):
-        self.peak, self.warmup_steps, self.total_steps = peak, warmup_steps, total_steps
-
-    def __call__(self, step):
-        step = tf.cast(step, "float32")
-        warm = tf.minimum(1.0, (step + 1.0) / float(self.warmup_steps))
-        return self.peak * warm * tf.maximum(0.0, 1.0 - step / float(self.total_steps))
 
 
 def main():
@@ -206,21 +199,12 @@ def main():
     evaluate = tf.function(lambda batch: losses(batch, False))
 
     def save(step):
-        partial = output / "preset.partial"
-        if partial.exists():
-            import shutil
-
-            shutil.rmtree(partial)
-        pretrainer.save_to_preset(str(partial))
-        tokenizer.save_to_preset(str(partial))
-        if (output / "preset").exists():
-            import shutil
-
-            shutil.rmtree(output / "preset")
-        os.replace(partial, output / "preset")
+        with atomic_directory(output / "preset") as staging:
+            pretrainer.save_to_preset(staging)
+            tokenizer.save_to_preset(staging)
         kernel, bias = projection.get_weights()
         np.savez(projection_path, kernel=kernel, bias=bias)
-        state_path.write_text(json.dumps({"step": step}))
+        write_file_atomically(state_path, json.dumps({"step": step}))
 
     step = state["step"]
     if step == 0:

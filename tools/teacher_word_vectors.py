@@ -19,7 +19,6 @@ Usage:
 """
 
 import argparse
-import os
 import pathlib
 import random
 import sys
@@ -32,6 +31,7 @@ from teacher_embeddings import corpus_texts  # noqa: E402
 from teacher_embeddings import teacher_model  # noqa: E402
 
 from keras_albert.datasets.heldout import HeldOutGuard  # noqa: E402
+from keras_albert.utils.atomic_file import write_file_atomically  # noqa: E402
 
 
 def word_spans(text):
@@ -107,8 +107,7 @@ def main():
     np.save(output / "vectors.npy", np.concatenate(vectors))
     np.save(output / "offsets.npy", np.asarray(offsets, np.int64))
     # Texts last: a directory with texts.txt is complete.
-    (output / "texts.partial.txt").write_text("\n".join(kept) + "\n", encoding="utf-8")
-    os.replace(output / "texts.partial.txt", output / "texts.txt")
+    write_file_atomically(output / "texts.txt", "\n".join(kept) + "\n")
     print(f"wrote {output}: {len(kept)} texts ({len(texts) - len(kept)} skipped), {offsets[-1]} words")
     return 0
 

@@ -1,6 +1,5 @@
 """AlbertBackbone: factorized (or trigram) embedding, shared encoder, pooler."""
 
-import logging
 import warnings
 
 import keras
@@ -12,6 +11,7 @@ from keras_albert.layers.shared_encoder import AlbertEncoder
 from keras_albert.layers.trigram_embedding import AlbertTrigramEmbedding
 from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.reversible_encoder import AlbertReversibleEncoder
+from keras_albert.utils.native_notices import drop_grain_notices
 from keras_albert.utils.validation import check_choice
 
 # Span QA, token classification and masked-LM tasks read only the sequence
@@ -24,18 +24,8 @@ POOLER_WITHOUT_GRADIENT = (
     r"'[^']*(?:pooler/dense|pooled_dense)/bias'\] "
 )
 warnings.filterwarnings("ignore", message=POOLER_WITHOUT_GRADIENT)
-
-
-class _DropGrainReadAheadNotice(logging.Filter):
-    """keras-hub 0.32 feeds in-memory texts through grain with a read-ahead of
-    8 batches, under grain's default 16 threads, and grain logs that
-    mismatch on every `fit`: keras-hub's choice, which no caller can change."""
-
-    def filter(self, record):
-        return "is smaller than num_threads" not in record.getMessage()
-
-
-logging.getLogger("absl").addFilter(_DropGrainReadAheadNotice())
+# grain's notices on every fit of raw texts (see native_notices).
+drop_grain_notices()
 
 EMBEDDING_TYPES = ("factorized", "trigram")
 

@@ -31,7 +31,8 @@ import tempfile
 
 # TensorFlow's log prefix: "<severity><mmdd> <time> <thread> <file>:<line>] ".
 _PREFIX = r"[IWE]\d{4} [\d:.]+ +\d+ "
-_NO_DRIVER = _PREFIX + r"cudart_stub\.cc:\d+\] Could not find cuda drivers on your machine, GPU will not be used\."
+_NO_DRIVER = re.compile(
+    _PREFIX + r"cudart_stub\.cc:\d+\] Could not find cuda drivers on your machine, GPU will not be used\.")
 # Logged as an error once per process, though nothing fails. It comes with
 # the first int64 transpose in a graph: inside the first step of a user's
 # `fit` (not held back there: that would hold back every warning of the
@@ -44,7 +45,7 @@ _ONEDNN_INT64 = (
 STARTUP_NOTICES = (
     r"WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR",
     _PREFIX + r"port\.cc:\d+\] oneDNN custom operations are on\..*",
-    _NO_DRIVER,
+    _NO_DRIVER.pattern,
 )
 # SentencePiece, loading a vocabulary without normalization rules (ALBERT
 # normalizes before SentencePiece sees the text).
@@ -66,12 +67,25 @@ TFLITE_NOTICES = SAVED_MODEL_NOTICES + (
 _CUINIT_FAILED = re.compile(_PREFIX + r"cuda_platform\.cc:\d+\] failed call to cuInit: .*")
 
 
-class _DropJaxProfilerNotice(logging.Filter):
-    """grain, which keras-hub imports, logs through absl that it found no
-    JAX profiler: JAX is not used on the TensorFlow backend."""
+class _DropGrainNotices(logging.Filter):
+    """grain, which keras-hub uses for in-memory data, logs two notices
+    through absl that no caller can act on: on import, that it found no JAX
+    profiler (JAX is not used on the TensorFlow backend); on every `fit` of
+    raw texts, that keras-hub 0.32's read-ahead of 8 batches is smaller than
+    grain's default 16 threads (keras-hub's choice)."""
+
+    MESSAGES = ("Failed to load jax profiler", "is smaller than num_threads")
 
     def filter(self, record):
-        return not record.getMessage().startswith("Failed to load jax profiler")
+        message = record.getMessage()
+        return not any(part in message for part in self.MESSAGES)
+
+
+def drop_grain_notices():
+    """Installs the grain filter on the absl logger (once)."""
+    absl_logger = logging.getLogger("absl")
+    if not any(isinstance(f, _DropGrainNotices) for f in absl_logger.filters):
+        absl_logger.addFilter(_DropGrainNotices())
 
 
 def without_notices(text, notices):
@@ -85,15 +99,18 @@ def without_notices(text, notices):
     'something else\\n'
     """
     lines = text.splitlines(keepends=True)
+    bare = [line.rstrip("\r\n") for line in lines]
     dropped = re.compile("|".join(f"(?:{pattern})" for pattern in notices))
-    no_driver = any(re.fullmatch(_NO_DRIVER, line.rstrip("\r\n")) for line in lines)
-    if not no_driver and any(_CUINIT_FAILED.fullmatch(line.rstrip("\r\n")) for line in lines):
-        # TensorFlow said so at import, if it was imported before.
-        no_driver = ctypes.util.find_library("cuda") is None
+    cuinit_failed = [bool(_CUINIT_FAILED.fullmatch(line)) for line in bare]
+    no_driver = False
+    if any(cuinit_failed):
+        # TensorFlow says so at import; if it was imported before, ask the
+        # loader.
+        no_driver = any(_NO_DRIVER.fullmatch(line) for line in bare) or (
+            ctypes.util.find_library("cuda") is None)
     return "".join(
-        line for line in lines
-        if not dropped.fullmatch(line.rstrip("\r\n"))
-        and not (no_driver and _CUINIT_FAILED.fullmatch(line.rstrip("\r\n")))
+        line for line, plain, cuinit in zip(lines, bare, cuinit_failed)
+        if not dropped.fullmatch(plain) and not (no_driver and cuinit)
     )
 
 
@@ -136,9 +153,7 @@ def import_tensorflow_quietly():
     memory growth and multi-worker strategies still work).
     """
     global _STARTED
-    absl_logger = logging.getLogger("absl")
-    if not any(isinstance(f, _DropJaxProfilerNotice) for f in absl_logger.filters):
-        absl_logger.addFilter(_DropJaxProfilerNotice())
+    drop_grain_notices()
     if _STARTED:
         return
     with notices_held_back(STARTUP_NOTICES):
