@@ -80,12 +80,18 @@ class Batches:
         self.ids, self.words, self.vectors, self.offsets = ids, words, vectors, offsets
         self.indices, self.args = indices, args
         self.cls, self.sep, self.mask = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.mask_token_id
+        # A word has at least one piece, and [CLS]/[SEP] hold no word.
         self.max_words = args.sequence_length - 2
 
-    def make(self, rows, rng):
+    def make(self, rows, rng, partners=None):
+        """One batch; `partners[b]`, when not None, is a second text packed
+        after the first as segment 1 ([CLS] A [SEP] B [SEP]), the format the
+        pretraining recipe uses, so positions past a short text and the
+        second segment learn too."""
         a, length, predictions = self.args, self.args.sequence_length, self.args.max_predictions
         batch = len(rows)
         token_ids = np.zeros((batch, length), np.int32)
+        segment_ids = np.zeros((batch, length), np.int32)
         padding = np.zeros((batch, length), np.int32)
         word_of_piece = np.full((batch, length), -1, np.int32)
         targets = np.zeros((batch, self.max_words, 384), np.float32)
@@ -94,10 +100,25 @@ class Batches:
         labels = np.zeros((batch, predictions), np.int32)
         weights = np.zeros((batch, predictions), np.float32)
         for b, row in enumerate(rows):
-            ids, words = self.ids[row], self.words[row]
-            count = int(words[-1]) + 1
-            text = self.indices[row]
-            targets[b, :count] = self.vectors[self.offsets[text]:self.offsets[text + 1]]
+            parts = [row]
+            partner = None if partners is None else partners[b]
+            if partner is not None and len(self.ids[row]) + len(self.ids[partner]) + 3 <= length:
+                parts.append(partner)
+            ids = np.concatenate([self.ids[r] for r in parts])
+            # Word numbers run on across the texts; a piece's input position
+            # skips [CLS] and, in the second text, the [SEP] between them.
+            words, piece_positions, first_word = [], [], 0
+            for part, r in enumerate(parts):
+                words.append(self.words[r] + first_word)
+                piece_positions.append(np.arange(len(self.ids[r])) + 1 + part
+                                       + (len(self.ids[parts[0]]) if part else 0))
+                text = self.indices[r]
+                count = int(self.words[r][-1]) + 1
+                targets[b, first_word:first_word + count] = self.vectors[
+                    self.offsets[text]:self.offsets[text + 1]]
+                first_word += count
+            words, piece_positions = np.concatenate(words), np.concatenate(piece_positions)
+            count = first_word
             word_valid[b, :count] = 1
             masked_ids = ids.copy()
             chosen = rng.permutation(count)[: max(1, int(round(a.mask_rate * count)))]
@@ -106,16 +127,23 @@ class Batches:
                 pieces = np.flatnonzero(words == w)
                 if slots + len(pieces) > predictions:
                     continue
-                positions[b, slots:slots + len(pieces)] = pieces + 1
+                positions[b, slots:slots + len(pieces)] = piece_positions[pieces]
                 labels[b, slots:slots + len(pieces)] = ids[pieces]
                 weights[b, slots:slots + len(pieces)] = 1
                 masked_ids[pieces] = self.mask
                 slots += len(pieces)
-            n = len(ids)
-            token_ids[b, 0], token_ids[b, 1:n + 1], token_ids[b, n + 1] = self.cls, masked_ids, self.sep
-            padding[b, : n + 2] = 1
-            word_of_piece[b, 1:n + 1] = words
-        return (token_ids, padding, word_of_piece, targets, word_valid, positions, labels, weights)
+            token_ids[b, 0] = self.cls
+            token_ids[b, piece_positions] = masked_ids
+            word_of_piece[b, piece_positions] = words
+            first_length = len(self.ids[parts[0]])
+            token_ids[b, first_length + 1] = self.sep
+            end = piece_positions[-1] + 1
+            if len(parts) == 2:
+                token_ids[b, end] = self.sep
+                segment_ids[b, first_length + 2:end + 1] = 1
+            padding[b, :end + 1] = 1
+        return (token_ids, segment_ids, padding, word_of_piece, targets, word_valid,
+                positions, labels, weights)
 
 
 def main():
@@ -132,8 +160,16 @@ def main():
     parser.add_argument("--warmup_steps", type=int, default=100)
     parser.add_argument("--word_weight", type=float, default=1.0)
     parser.add_argument("--eval_every", type=int, default=250)
+    parser.add_argument("--init_projection", default=None,
+                        help="word_projection.npz of an earlier run, to start from "
+                             "(a fresh projection sends noise into the backbone at first)")
+    parser.add_argument("--pair_rate", type=float, default=0.0,
+                        help="share of training examples that pack a second text as "
+                             "segment 1, as pretraining instances do (0.0-1.0)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if not 0.0 <= args.pair_rate <= 1.0:
+        parser.error(f"--pair_rate={args.pair_rate}: expected a share from 0.0 to 1.0")
 
     output = pathlib.Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
@@ -154,12 +190,17 @@ def main():
     heldout_rows = np.arange(HELDOUT)
     train_rows = np.arange(HELDOUT, len(kept))
     heldout = batches.make(heldout_rows, np.random.default_rng(12345))
+    # The same held-out texts in pairs: what the pretraining format asks.
+    heldout_pairs = batches.make(heldout_rows, np.random.default_rng(12345),
+                                 partners=np.roll(heldout_rows, 1))
 
     projection = keras.layers.Dense(384, name="word_projection")
     projection.build((None, backbone.hidden_dim))
     projection_path = output / "word_projection.npz"
-    if state["step"] and projection_path.exists():
-        saved = np.load(projection_path)
+    start_projection = (projection_path if state["step"] and projection_path.exists()
+                        else args.init_projection)
+    if start_projection:
+        saved = np.load(start_projection)
         projection.set_weights([saved["kernel"], saved["bias"]])
     optimizer = keras.optimizers.AdamW(
         learning_rate=WarmupLinearDecay(args.learning_rate, args.warmup_steps, args.steps),
@@ -169,8 +210,9 @@ def main():
     optimizer.build(variables)
 
     def losses(batch, training):
-        token_ids, padding, word_of_piece, targets, word_valid, positions, labels, weights = batch
-        sequence = backbone({"token_ids": token_ids, "segment_ids": tf.zeros_like(token_ids),
+        (token_ids, segment_ids, padding, word_of_piece, targets, word_valid,
+         positions, labels, weights) = batch
+        sequence = backbone({"token_ids": token_ids, "segment_ids": segment_ids,
                              "padding_mask": padding}, training=training)["sequence_output"]
         # [B, W, L] averaging matrix: each word's pieces, equally weighted.
         pool = tf.one_hot(word_of_piece, batches.max_words, axis=1)
@@ -207,8 +249,13 @@ def main():
         write_file_atomically(state_path, json.dumps({"step": step}))
 
     step = state["step"]
+    def evaluate_both():
+        single = {k: round(float(v), 4) for k, v in evaluate(heldout).items()}
+        pairs = {k: round(float(v), 4) for k, v in evaluate(heldout_pairs).items()}
+        return {**single, **{f"pairs_{k}": v for k, v in pairs.items()}}
+
     if step == 0:
-        first = {k: round(float(v), 4) for k, v in evaluate(heldout).items()}
+        first = evaluate_both()
         print(f"step 0 held-out {first}", flush=True)
         with open(output / "curve.jsonl", "a") as curve:
             curve.write(json.dumps({"step": 0, "heldout": first}) + "\n")
@@ -216,14 +263,17 @@ def main():
     window, clock = [], time.time()
     while step < args.steps:
         rows = rng.choice(train_rows, args.batch_size, replace=False)
-        window.append({k: float(v) for k, v in train_step(batches.make(rows, rng)).items()})
+        partners = [rng.choice(train_rows) if rng.random() < args.pair_rate else None
+                    for _ in rows]
+        window.append({k: float(v) for k, v in
+                       train_step(batches.make(rows, rng, partners)).items()})
         step += 1
         if step % 50 == 0:
             mean = {k: round(float(np.mean([w[k] for w in window])), 4) for k in window[0]}
             print(f"step {step}: {mean} ({(time.time() - clock) / len(window):.2f} s/step)", flush=True)
             window, clock = [], time.time()
         if step % args.eval_every == 0 or step == args.steps:
-            held = {k: round(float(v), 4) for k, v in evaluate(heldout).items()}
+            held = evaluate_both()
             print(f"step {step} held-out {held}", flush=True)
             with open(output / "curve.jsonl", "a") as curve:
                 curve.write(json.dumps({"step": step, "heldout": held}) + "\n")
