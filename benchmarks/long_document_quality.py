@@ -91,6 +91,8 @@ def parse_args(argv):
     parser.add_argument("--lsh_num_buckets", type=int, default=0,
                         help="0: 2 * length / chunk length (Reformer's choice)")
     parser.add_argument("--lsh_chunks_after", type=int, default=1)
+    parser.add_argument("--pooling", choices=("mean", "cls"), default="mean",
+                        help="what the classifier head reads: the mean of the token outputs or [CLS]")
     parser.add_argument("--train_shifts", type=int, default=1,
                         help="cut the training chapters this many times, shifted: overlapping passages")
     parser.add_argument("--max_passages_per_class", type=int, default=0,
@@ -138,6 +140,7 @@ def setting_of(args):
                    "batch_size": args.batch_size, "patience": args.patience},
         "lsh": {"chunk_length": args.lsh_chunk_length, "num_buckets": args.lsh_num_buckets,
                 "num_chunks_after": args.lsh_chunks_after},
+        "pooling": args.pooling,
     }
 
 
@@ -162,7 +165,7 @@ def model_settings(name, args):
                                     batch_size=args.batch_size, patience=args.patience),
         lsh_num_hashes=hashes or 1, lsh_chunk_length=args.lsh_chunk_length,
         lsh_num_buckets=args.lsh_num_buckets, lsh_num_chunks_after=args.lsh_chunks_after,
-        seed=args.seed, max_hours=args.max_hours_per_row,
+        pooling=args.pooling, seed=args.seed, max_hours=args.max_hours_per_row,
     ).check()
 
 

@@ -238,7 +238,8 @@ def to_keras_hub_preset(model, dst, vocabulary=None, overwrite=False):
     Raises:
         ValueError: for a backbone keras-hub cannot express (naming each
             setting it lacks: LSH attention, MobileBERT-style bottlenecks,
-            uneven groups, ...) or a task keras-hub has no class for.
+            uneven groups, ...), a task keras-hub has no class for, or a
+            classifier pooling anything but [CLS].
 
     Example:
     >>> to_keras_hub_preset("./my_classifier", "./for_keras_hub")  # doctest: +SKIP
@@ -253,6 +254,12 @@ def to_keras_hub_preset(model, dst, vocabulary=None, overwrite=False):
         model, preset_vocab = _load_for_keras_hub(model)
         vocabulary = preset_vocab if vocabulary is None else vocabulary
     backbone, classifier = _split(model)
+    if classifier is not None and classifier.pooling != "cls":
+        raise ValueError(
+            "keras-hub's AlbertTextClassifier reads the pooled [CLS] output only, so a "
+            f"classifier with pooling={classifier.pooling!r} has no keras-hub form. "
+            "Fine-tune with pooling='cls' to export to keras-hub."
+        )
     if vocabulary is None and classifier is not None and classifier.preprocessor is not None:
         vocabulary = classifier.preprocessor.tokenizer.proto
     if isinstance(vocabulary, (str, os.PathLike)):

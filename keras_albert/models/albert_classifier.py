@@ -29,15 +29,19 @@ from keras_albert.models.serving_signature import float32_logits
 from keras_albert.models.serving_signature import logit_outputs
 from keras_albert.models.serving_signature import pooled_logits
 from keras_albert.models.serving_signature import string_spec
+from keras_albert.utils.validation import check_choice
 from keras_albert.utils.validation import check_positive_int
 from keras_albert.utils.validation import check_rate
+
+POOLING_CHOICES = ("cls", "mean")
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
 class AlbertClassifier(
     LabelNamesMixin, TokenFeatureChecksMixin, LengthBucketedMixin, PresetResolutionMixin, TextClassifier
 ):
-    """ALBERT with a dense layer on the pooled ([CLS]) output.
+    """ALBERT with a dense layer on the pooled ([CLS]) output, or on the
+    mean of every token's output.
 
     `num_classes=1` makes it a regressor (STS-B style): one unsquashed
     output trained with mean squared error. Otherwise it outputs
@@ -55,6 +59,11 @@ class AlbertClassifier(
             name of each class id. Saved in the config (and so in presets);
             the serving SavedModel then outputs the predicted name as
             `labels`. Not for regressors.
+        pooling: "cls" (ALBERT's pooler on [CLS], as Google's fine-tuning
+            code) or "mean" (the average of the sequence output over the
+            real, unpadded tokens; the pooler is not used). "mean" suits
+            long documents: with LSH attention [CLS] attends only to the
+            tokens hashed into its bucket, while the mean reads every one.
 
     Example:
     >>> classifier = keras_albert.AlbertClassifier.from_preset(
@@ -80,9 +89,11 @@ class AlbertClassifier(
         activation=None,
         dropout=0.1,
         label_names=None,
+        pooling="cls",
         **kwargs,
     ):
         check_positive_int("num_classes", num_classes)
+        check_choice("pooling", pooling, POOLING_CHOICES)
         check_rate("dropout", dropout)
         label_names = check_label_names(label_names, num_classes, regression=num_classes == 1)
         # Read by `compile`, which keras-hub's Task calls inside __init__.
@@ -104,9 +115,21 @@ class AlbertClassifier(
             name="logits",
         )
 
+        if pooling == "mean":
+            self.mean_pooling = keras.layers.GlobalAveragePooling1D(
+                dtype=backbone.dtype_policy, name="mean_pooling"
+            )
+
         # === Functional model ===
         inputs = backbone.input
-        pooled = backbone(inputs)["pooled_output"]
+        backbone_outputs = backbone(inputs)
+        if pooling == "mean":
+            pooled = self.mean_pooling(
+                backbone_outputs["sequence_output"],
+                mask=keras.ops.cast(inputs["padding_mask"], "bool"),
+            )
+        else:
+            pooled = backbone_outputs["pooled_output"]
         outputs = self.output_dense(self.output_dropout(pooled))
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
 
@@ -114,6 +137,7 @@ class AlbertClassifier(
         self.activation = keras.activations.get(activation)
         self.dropout = dropout
         self.label_names = label_names
+        self.pooling = pooling
 
     def _check_labels(self, x, y):
         if y is None:
@@ -205,6 +229,7 @@ class AlbertClassifier(
                 "activation": keras.activations.serialize(self.activation),
                 "dropout": self.dropout,
                 "label_names": self.label_names,
+                "pooling": self.pooling,
             }
         )
         return config

@@ -3,7 +3,8 @@
 A row of `benchmarks/long_document_quality.py`: the preset's backbone, its
 positions extended (copy-initialised) when the context is longer than the
 preset's, made LSH (warm-started from the full weights) if asked, with the
-classifier head on [CLS] as every `AlbertClassifier`; fine-tuned with the
+classifier head on the mean of the token outputs by default (`pooling`:
+with LSH, [CLS] attends only to its bucket); fine-tuned with the
 project's recipe (`fine_tune_classifier`) on the task's training passages
 cut to the context, the best epoch picked on the validation chapters, and
 scored on the test chapters. Each training step is timed as it runs, so
@@ -23,6 +24,7 @@ import numpy as np
 from keras_albert.datasets.long_documents import build_long_document_task
 from keras_albert.layers.lsh_hashing import reformer_num_buckets
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_classifier import POOLING_CHOICES
 from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
@@ -58,7 +60,11 @@ class LongDocumentSettings:
     `sequence_length - 2` pieces of each passage. LSH settings are used only
     with `attention="lsh"`; `lsh_num_buckets=0` takes Reformer's choice,
     `2 * sequence_length / lsh_chunk_length`, in two factors above
-    `2 * lsh_chunk_length` (`keras_albert.layers.reformer_num_buckets`). `max_hours` > 0 stops a row
+    `2 * lsh_chunk_length` (`keras_albert.layers.reformer_num_buckets`).
+    `pooling` is the classifier's ("mean" or "cls"); the mean is the
+    default because a passage's novel shows in all of its words, and with
+    LSH attention [CLS] reads only the tokens hashed into its bucket.
+    `max_hours` > 0 stops a row
     whose projected fine-tuning time (timed steps x planned steps) exceeds
     it, and records the projection instead of scores.
     """
@@ -71,6 +77,7 @@ class LongDocumentSettings:
     lsh_chunk_length: int = 64
     lsh_num_buckets: int = 0
     lsh_num_chunks_after: int = 1
+    pooling: str = "mean"
     seed: int = 0
     max_hours: float = 0.0
 
@@ -94,6 +101,7 @@ class LongDocumentSettings:
                 f"Received: sequence_length={self.sequence_length}"
             )
         check_choice("attention", self.attention, ATTENTION_KINDS)
+        check_choice("pooling", self.pooling, POOLING_CHOICES)
         if not isinstance(self.preset, str) or not self.preset:
             raise ValueError(f"`preset` must be a preset name or directory. Received: preset={self.preset!r}")
         if not isinstance(self.recipe, ClassifierRecipe):
@@ -169,7 +177,8 @@ def long_document_classifier(settings, num_classes):
     preprocessor = AlbertTextClassifierPreprocessor.from_preset(
         settings.preset, sequence_length=settings.sequence_length
     )
-    return AlbertClassifier(backbone, num_classes=num_classes, preprocessor=preprocessor)
+    return AlbertClassifier(backbone, num_classes=num_classes, preprocessor=preprocessor,
+                            pooling=settings.pooling)
 
 
 class StepTimer(keras.callbacks.Callback):

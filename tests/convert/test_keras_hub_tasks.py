@@ -188,7 +188,10 @@ def test_what_keras_hub_cannot_hold_is_refused_by_name(tmp_path, bundled_vocabul
     answerer = keras_albert.AlbertQuestionAnswerer(backbone)
     with pytest.raises(ValueError, match="AlbertQuestionAnswerer"):
         to_keras_hub_preset(answerer, tmp_path / "qa")
-    for name in ("student", "lsh", "qa"):
+    mean = keras_albert.AlbertClassifier(backbone, num_classes=2, pooling="mean")
+    with pytest.raises(ValueError, match="pooling='mean'"):
+        to_keras_hub_preset(mean, tmp_path / "mean", vocabulary=bundled_vocabulary)
+    for name in ("student", "lsh", "qa", "mean"):
         assert not (tmp_path / name).exists()
     # A plain backbone needs no vocabulary (then there is nothing to pack).
     to_keras_hub_preset(backbone, tmp_path / "plain")

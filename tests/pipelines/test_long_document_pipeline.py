@@ -39,6 +39,7 @@ def test_settings_name_their_row_and_pick_buckets():
     ({"recipe": {"epochs": 1}}, "recipe"),
     ({"recipe": ClassifierRecipe(epochs=0)}, "epochs"),
     ({"max_hours": -1}, "max_hours"),
+    ({"pooling": "max"}, "pooling"),
     ({"attention": "lsh", "lsh_num_hashes": 0}, "lsh_num_hashes"),
     ({"attention": "lsh", "lsh_num_buckets": 3}, "lsh_num_buckets"),
     ({"attention": "lsh", "sequence_length": 32, "lsh_chunk_length": 64}, "lsh_chunk_length"),
@@ -56,6 +57,10 @@ def test_classifier_reads_longer_inputs_with_lsh():
     backbone = classifier.backbone
     assert backbone.max_sequence_length == 256 and backbone.get_config()["attention"] == "lsh"
     assert classifier.preprocessor.sequence_length == 256
+    # The head reads every token's output: [CLS] sees only its LSH bucket.
+    assert classifier.pooling == "mean"
+    assert long_document_classifier(
+        LongDocumentSettings(sequence_length=64, pooling="cls"), num_classes=6).pooling == "cls"
     # Positions beyond the preset's 128 start as copies of the learned ones.
     table = next(w for w in backbone.weights if w.path.endswith("position_embeddings")).numpy()
     np.testing.assert_array_equal(table[128:], table[:128])
