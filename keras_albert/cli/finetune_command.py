@@ -24,6 +24,7 @@ the teacher labels:
 
 from absl import flags
 
+from keras_albert.cli.flag_choices import POOLING_CHOICES
 from keras_albert.cli.flag_choices import STRATEGY_NAMES
 from keras_albert.cli.flag_types import define_tensorboard_flags
 from keras_albert.cli.flag_types import settings_from_flags
@@ -57,6 +58,9 @@ def define_flags(flag_values):
                               "one column, or two for pairs (--text_columns a b)", flag_values=fv)
     flags.DEFINE_string("label_column", defaults.label_column, "column holding the label", flag_values=fv)
     flags.DEFINE_integer("sequence_length", defaults.sequence_length, "tokens per example (or window)", flag_values=fv)
+    flags.DEFINE_enum("pooling", defaults.pooling, POOLING_CHOICES,
+                      "classification/regression head: on the pooled [CLS] or on the mean of the "
+                      "tokens' outputs (long documents, LSH attention)", flag_values=fv)
     flags.DEFINE_integer("doc_stride", defaults.doc_stride, "squad: pieces between window starts", flag_values=fv)
     flags.DEFINE_integer("epochs", defaults.epochs, "each scored on --eval; the best is kept", flag_values=fv)
     flags.DEFINE_integer("batch_size", defaults.batch_size, "global batch size", flag_values=fv)

@@ -10,3 +10,5 @@ STRATEGY_NAMES = ("auto", "tpu", "gpu", "mirrored", "multi_worker", "cpu")
 PRECISION_POLICIES = ("float32", "mixed_bfloat16", "mixed_float16")
 # keras_albert.export.tflite_export.QUANTIZATIONS
 QUANTIZATIONS = ("none", "float16", "dynamic", "int8")
+# keras_albert.models.albert_classifier.POOLING_CHOICES
+POOLING_CHOICES = ("cls", "mean")

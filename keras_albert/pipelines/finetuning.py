@@ -26,6 +26,7 @@ from keras_albert.distill.task_distillation import TaskDistillationLoss
 from keras_albert.distill.task_distillation import distillation_targets
 from keras_albert.distill.task_distillation import teacher_logits
 from keras_albert.export.serving_saved_model import export_serving_saved_model
+from keras_albert.models.albert_classifier import POOLING_CHOICES
 from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
 from keras_albert.pipelines.finetuning_settings import FinetuneSettings  # noqa: F401 (re-export)
@@ -68,6 +69,11 @@ def check_finetune_settings(settings):
         if not 0 <= settings.distill_alpha <= 1:
             raise ValueError(f"`--distill_alpha` must be in [0, 1]. Received: {settings.distill_alpha}")
     output = pathlib.Path(settings.output)
+    if settings.pooling not in POOLING_CHOICES:
+        raise ValueError(f"`--pooling` must be one of {POOLING_CHOICES}. Received: {settings.pooling!r}")
+    if settings.pooling != "cls" and settings.task not in ("classification", "regression"):
+        raise ValueError(
+            f"`--pooling` sets a classifier's or regressor's head; --task={settings.task!r} has none.")
     if settings.tfds and settings.task not in ("classification", "regression"):
         raise ValueError(f"`--tfds` reads text classification data; --task={settings.task!r} cannot use it.")
     if output.exists() and not output.is_dir():
@@ -144,6 +150,7 @@ def _task(settings):
         seed=settings.seed, doc_stride=settings.doc_stride, glue_task_name=settings.glue_task,
         tfds=settings.tfds, tfds_data_dir=settings.tfds_data_dir,
         text_columns=settings.text_columns, label_column=settings.label_column,
+        pooling=settings.pooling,
     )
 
 

@@ -36,6 +36,9 @@ class FinetuneSettings:
     text_columns: tuple = ("text",)
     label_column: str = "label"
     sequence_length: int = 128
+    # classification / regression: the head on the pooled [CLS] ("cls") or
+    # on the tokens' mean ("mean"), as `AlbertClassifier(pooling=)`.
+    pooling: str = "cls"
     # squad: pieces between window starts.
     doc_stride: int = 128
     epochs: int = 3

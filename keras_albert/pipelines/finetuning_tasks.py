@@ -43,11 +43,12 @@ class TextTask:
 
     def __init__(self, sequence_length=128, batch_size=32, seed=0, regression=False,
                  glue_task_name=None, tfds=None, tfds_data_dir=None,
-                 text_columns=("text",), label_column="label"):
+                 text_columns=("text",), label_column="label", pooling="cls"):
         self.sequence_length, self.batch_size, self.seed = sequence_length, batch_size, seed
         self.regression = regression
         self.glue_task_name, self.tfds, self.tfds_data_dir = glue_task_name, tfds, tfds_data_dir
         self.text_columns, self.label_column = tuple(text_columns), label_column
+        self.pooling = pooling
         self.label_set = None
         self.glue = glue_task(glue_task_name) if glue_task_name else None
         self.metrics = (
@@ -87,11 +88,12 @@ class TextTask:
             preset, sequence_length=self.sequence_length
         )
         if self.regression:
-            return AlbertClassifier.from_preset(preset, num_classes=1, preprocessor=preprocessor)
+            return AlbertClassifier.from_preset(
+                preset, num_classes=1, preprocessor=preprocessor, pooling=self.pooling)
         # The names travel with the model (its config, presets, serving).
         return AlbertClassifier.from_preset(
             preset, num_classes=len(self.label_set), label_names=list(self.label_set),
-            preprocessor=preprocessor,
+            preprocessor=preprocessor, pooling=self.pooling,
         )
 
     def fit_arguments(self, model, data):
@@ -236,14 +238,14 @@ class TokenTask:
 
 def make_task(task, sequence_length=128, batch_size=32, seed=0, doc_stride=128,
               glue_task_name=None, tfds=None, tfds_data_dir=None,
-              text_columns=("text",), label_column="label"):
+              text_columns=("text",), label_column="label", pooling="cls"):
     """The task recipe named `task` (one of `FINETUNING_TASKS`); each takes
     the arguments that concern it."""
     if task in ("classification", "regression"):
         return TextTask(
             sequence_length, batch_size, seed, regression=task == "regression",
             glue_task_name=glue_task_name, tfds=tfds, tfds_data_dir=tfds_data_dir,
-            text_columns=text_columns, label_column=label_column,
+            text_columns=text_columns, label_column=label_column, pooling=pooling,
         )
     if task == "squad":
         return SquadTask(sequence_length, batch_size, doc_stride)

@@ -34,6 +34,14 @@ def test_flagfile_supplies_flags_and_later_flags_win(tmp_path):
     assert settings.text_columns == ["a", "b"]
 
 
+def test_pooling_flag_reaches_the_settings(capsys):
+    assert finetune_command.settings_from(_values(FINETUNE)).pooling == "cls"
+    assert finetune_command.settings_from(_values(FINETUNE + ["--pooling=mean"])).pooling == "mean"
+    with pytest.raises(command_line.Exit):
+        _values(FINETUNE + ["--pooling=max"])
+    assert "--pooling=max: value should be one of <cls|mean>" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("arguments, expected", [
     (["--text_columns", "a", "b"], ["a", "b"]),
     (["--text_columns=a", "--text_columns=b"], ["a", "b"]),

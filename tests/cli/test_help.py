@@ -84,12 +84,14 @@ def test_help_flags_answer_before_required_flags_are_checked(capsys, flag):
 
 def test_flag_choices_match_the_library():
     from keras_albert.export.tflite_export import QUANTIZATIONS
+    from keras_albert.models.albert_classifier import POOLING_CHOICES
     from keras_albert.training.strategy import PRECISION_POLICIES
     from keras_albert.training.strategy import STRATEGY_NAMES
 
     assert flag_choices.STRATEGY_NAMES == STRATEGY_NAMES
     assert flag_choices.PRECISION_POLICIES == PRECISION_POLICIES
     assert flag_choices.QUANTIZATIONS == QUANTIZATIONS
+    assert flag_choices.POOLING_CHOICES == POOLING_CHOICES
 
 
 @pytest.mark.parametrize("command, required, module", [

@@ -78,6 +78,7 @@ def test_tensorboard_off_means_no_callback_and_no_writer(settings, tmp_path):
     ("strategy", "quantum", "`--strategy` must be one of"),
     ("text_columns", ("a", "b", "c"), "`--text_columns` takes one column, or two"),
     ("train", "/no/such/train.tsv", "/no/such/train.tsv"),
+    ("pooling", "max", "`--pooling` must be one of ('cls', 'mean'). Received: 'max'"),
 ])
 def test_bad_settings_fail_before_the_preset_is_loaded(settings, tmp_path, field, value, expected):
     # A preset that does not exist: the check must fail first.
@@ -86,6 +87,17 @@ def test_bad_settings_fail_before_the_preset_is_loaded(settings, tmp_path, field
         run_finetuning(bad)
     assert expected in str(error.value)
     assert not (tmp_path / "out").exists()
+
+
+def test_pooling_belongs_to_classifier_heads(settings, tmp_path):
+    bad = dataclasses.replace(settings, task="token_classification", pooling="mean")
+    with pytest.raises(ValueError, match="`--pooling` sets a classifier's or regressor's head"):
+        run_finetuning(bad)
+    task = make_task("classification", pooling="mean")
+    (texts, labels) = task.read(settings.train, "train")
+    classifier = task.build(settings.preset)
+    assert classifier.pooling == "mean" and classifier.label_names == ["pet", "wild"]
+    assert make_task("regression").build(settings.preset).pooling == "cls"
 
 
 def test_bad_distillation_settings_are_named(settings, tmp_path):
