@@ -87,6 +87,9 @@ def parse_args(argv):
     parser.add_argument("--learning_rate", type=float, default=1e-3)
     parser.add_argument("--batch_size", type=int, default=8)
     parser.add_argument("--patience", type=int, default=2)
+    parser.add_argument("--head_warm_start", action="store_true",
+                        help="fit the head on the frozen model's features first (linear probe, then "
+                             "fine-tuning); the probe counts as epoch 0")
     parser.add_argument("--lsh_chunk_length", type=int, default=64)
     parser.add_argument("--lsh_num_buckets", type=int, default=0,
                         help="0: 2 * length / chunk length (Reformer's choice)")
@@ -137,7 +140,8 @@ def setting_of(args):
         "max_passages_per_class": args.max_passages_per_class,
         "names_masked": not args.keep_names,
         "recipe": {"epochs": args.epochs, "learning_rate": args.learning_rate,
-                   "batch_size": args.batch_size, "patience": args.patience},
+                   "batch_size": args.batch_size, "patience": args.patience,
+                   "head_warm_start": args.head_warm_start},
         "lsh": {"chunk_length": args.lsh_chunk_length, "num_buckets": args.lsh_num_buckets,
                 "num_chunks_after": args.lsh_chunks_after},
         "pooling": args.pooling,
@@ -162,7 +166,8 @@ def model_settings(name, args):
     return LongDocumentSettings(
         sequence_length=length, attention=kind, preset=args.preset,
         recipe=long_document_recipe(epochs=args.epochs, learning_rate=args.learning_rate,
-                                    batch_size=args.batch_size, patience=args.patience),
+                                    batch_size=args.batch_size, patience=args.patience,
+                                    head_warm_start=args.head_warm_start),
         lsh_num_hashes=hashes or 1, lsh_chunk_length=args.lsh_chunk_length,
         lsh_num_buckets=args.lsh_num_buckets, lsh_num_chunks_after=args.lsh_chunks_after,
         pooling=args.pooling, seed=args.seed, max_hours=args.max_hours_per_row,

@@ -278,6 +278,9 @@ def run_long_document_row(task, settings, verbose=2):
     row["validation_accuracy"] = [
         round(float(v), 4) for v in history.history.get("val_sparse_categorical_accuracy", [])
     ]
+    if "head_warm_start_val_accuracy" in history.history:
+        row["head_warm_start_val_accuracy"] = round(history.history["head_warm_start_val_accuracy"], 4)
+        row["kept_head_warm_start"] = bool(history.history.get("kept_head_warm_start"))
     row["status"] = "done"
     return row
 

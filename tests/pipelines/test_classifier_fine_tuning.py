@@ -102,3 +102,63 @@ def test_bad_validation_data_is_named(validation_data):
     with pytest.raises(ValueError, match="validation_data"):
         fine_tune_classifier(RecordingClassifier(), ["a", "b"], [0, 1],
                              validation_data=validation_data)
+
+
+def _mean_pooled_classifier(sentencepiece_proto, seed=0):
+    keras.utils.set_random_seed(seed)
+    tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
+    preprocessor = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
+    backbone = keras_albert.AlbertBackbone(
+        vocabulary_size=tokenizer.vocabulary_size(), num_layers=1, num_heads=2,
+        embedding_dim=8, hidden_dim=16, intermediate_dim=32, max_sequence_length=16)
+    return keras_albert.AlbertClassifier(backbone, num_classes=2, preprocessor=preprocessor,
+                                         pooling="mean")
+
+
+def _animal_texts(count, seed):
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 2, count)
+    words = ["the", "a", "sat", "ran", "on", "in", "park", "mat", "big", "small"]
+    texts = [" ".join([*rng.choice(words, 1), *[("cat", "dog")[label]] * 3, *rng.choice(words, 1)])
+             for label in labels]
+    return texts, labels
+
+
+def test_warm_start_head_reads_the_raw_features_as_the_probe_read_standardised_ones(
+        sentencepiece_proto):
+    from keras_albert.pipelines.classifier_fine_tuning import warm_start_head
+
+    classifier = _mean_pooled_classifier(sentencepiece_proto)
+    train_texts, train_labels = _animal_texts(128, seed=1)
+    val_texts, val_labels = _animal_texts(64, seed=2)
+    backbone_before = [np.array(w) for w in classifier.backbone.get_weights()]
+    accuracy = warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels, 16)
+    # The folded head gives the probe's validation accuracy by itself.
+    predicted = classifier.predict(val_texts, verbose=0).argmax(-1)
+    assert accuracy == float((predicted == val_labels).mean())
+    # A frozen random backbone already separates "cat" from "dog" texts.
+    assert accuracy >= 0.9
+    for before, after in zip(backbone_before, classifier.backbone.get_weights()):
+        np.testing.assert_array_equal(before, after)
+
+
+@pytest.mark.large
+def test_head_warm_start_is_epoch_zero_of_the_recipe(sentencepiece_proto):
+    classifier = _mean_pooled_classifier(sentencepiece_proto)
+    texts, labels = _animal_texts(128, seed=3)
+    recipe = ClassifierRecipe(epochs=2, learning_rate=1e-5, batch_size=16, head_warm_start=True,
+                              validation_fraction=0.25)
+    history = fine_tune_classifier(classifier, texts, labels, recipe, verbose=0).history
+    probe = history["head_warm_start_val_accuracy"]
+    # At this learning rate fine-tuning barely moves: the head is what learned.
+    assert probe >= 0.9 and max(history["val_sparse_categorical_accuracy"]) >= 0.9
+    if history.get("kept_head_warm_start"):
+        assert probe >= max(history["val_sparse_categorical_accuracy"])
+
+
+def test_head_warm_start_needs_validation_and_a_boolean():
+    with pytest.raises(ValueError, match="head_warm_start"):
+        ClassifierRecipe(head_warm_start="yes").check()
+    with pytest.raises(ValueError, match="`head_warm_start` picks the head's regularisation"):
+        fine_tune_classifier(RecordingClassifier(), ["a", "b"], [0, 1],
+                             ClassifierRecipe(head_warm_start=True, validation_fraction=0.0))
