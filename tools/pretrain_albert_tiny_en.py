@@ -16,7 +16,9 @@ heads, vocabulary) instead of starting from scratch. Any other
 Usage:
     python tools/pretrain_albert_tiny_en.py --output runs/albert_tiny_en \\
         --init_preset albert_tiny_en --train_steps 20000
-    python tools/plot_pretraining_curve.py runs/albert_tiny_en
+
+The run writes OUTPUT/curve.jsonl at every checkpoint and plots it as
+OUTPUT/curve.png when it ends (keras_albert.pipelines.training_curves).
 """
 
 import argparse
