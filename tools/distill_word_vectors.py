@@ -105,20 +105,20 @@ class Batches:
             if partner is not None and len(self.ids[row]) + len(self.ids[partner]) + 3 <= length:
                 parts.append(partner)
             ids = np.concatenate([self.ids[r] for r in parts])
+            first_length = len(self.ids[row])
             # Word numbers run on across the texts; a piece's input position
             # skips [CLS] and, in the second text, the [SEP] between them.
-            words, piece_positions, first_word = [], [], 0
+            words, piece_positions, count = [], [], 0
             for part, r in enumerate(parts):
-                words.append(self.words[r] + first_word)
-                piece_positions.append(np.arange(len(self.ids[r])) + 1 + part
-                                       + (len(self.ids[parts[0]]) if part else 0))
+                words.append(self.words[r] + count)
+                start = 1 if part == 0 else first_length + 2
+                piece_positions.append(np.arange(len(self.ids[r])) + start)
                 text = self.indices[r]
-                count = int(self.words[r][-1]) + 1
-                targets[b, first_word:first_word + count] = self.vectors[
+                text_words = int(self.words[r][-1]) + 1
+                targets[b, count:count + text_words] = self.vectors[
                     self.offsets[text]:self.offsets[text + 1]]
-                first_word += count
+                count += text_words
             words, piece_positions = np.concatenate(words), np.concatenate(piece_positions)
-            count = first_word
             word_valid[b, :count] = 1
             masked_ids = ids.copy()
             chosen = rng.permutation(count)[: max(1, int(round(a.mask_rate * count)))]
@@ -135,7 +135,6 @@ class Batches:
             token_ids[b, 0] = self.cls
             token_ids[b, piece_positions] = masked_ids
             word_of_piece[b, piece_positions] = words
-            first_length = len(self.ids[parts[0]])
             token_ids[b, first_length + 1] = self.sep
             end = piece_positions[-1] + 1
             if len(parts) == 2:
@@ -248,12 +247,12 @@ def main():
         np.savez(projection_path, kernel=kernel, bias=bias)
         write_file_atomically(state_path, json.dumps({"step": step}))
 
-    step = state["step"]
     def evaluate_both():
         single = {k: round(float(v), 4) for k, v in evaluate(heldout).items()}
         pairs = {k: round(float(v), 4) for k, v in evaluate(heldout_pairs).items()}
         return {**single, **{f"pairs_{k}": v for k, v in pairs.items()}}
 
+    step = state["step"]
     if step == 0:
         first = evaluate_both()
         print(f"step 0 held-out {first}", flush=True)

@@ -196,11 +196,13 @@ PROBE_C = (0.01, 0.1, 1.0)
 PROBE_EPOCHS = 300
 
 
-def pooled_features(classifier, texts, batch_size):
-    """What the classifier's head reads for each text, with dropout off."""
+def pooled_features(classifier, text_sets, batch_size):
+    """What the classifier's head reads for each text of each set, with
+    dropout off."""
     features = keras.Model(classifier.inputs, classifier.output_dropout.input)
-    return np.asarray(features.predict(classifier.preprocessor(list(texts)),
-                                       batch_size=batch_size, verbose=0), "float64")
+    return [np.asarray(features.predict(classifier.preprocessor(list(texts)),
+                                        batch_size=batch_size, verbose=0), "float64")
+            for texts in text_sets]
 
 
 def warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels, batch_size, seed=0):
@@ -208,8 +210,7 @@ def warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels
     model's standardised features (the C of PROBE_C with the best
     validation accuracy), folded back so that it reads the raw features.
     Returns that validation accuracy."""
-    train = pooled_features(classifier, train_texts, batch_size)
-    held = pooled_features(classifier, val_texts, batch_size)
+    train, held = pooled_features(classifier, (train_texts, val_texts), batch_size)
     mean, scale = train.mean(0), train.std(0) + 1e-6
     train, held = (train - mean) / scale, (held - mean) / scale
     train_labels, val_labels = np.asarray(train_labels), np.asarray(val_labels)
