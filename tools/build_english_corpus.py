@@ -10,10 +10,14 @@ Sources (provenance and licences: keras_albert/presets/README.md):
                 per document; paragraphs GCIDE took from WordNet are dropped
   foldoc.txt    the Free On-line Dictionary of Computing (Debian
                 `dict-foldoc`, GPL-2+)
+  kjv.txt       the King James Bible, one chapter per document (Debian
+                `bible-kjv-text`, read with `bible-kjv`'s program; the 1611
+                text is in the public domain, the program GPL-2+)
   persuasion.txt  the held-out evaluation corpus, never trained on
 
 Debian packages are fetched here, at build time, with `apt-get download`
-(never at run time). Every training line passes `HeldOutGuard`: lines that
+(never at run time); the KJV step runs the amd64 `bible` program they
+contain. Every training line passes `HeldOutGuard`: lines that
 repeat Persuasion or a supersense validation/test gloss are dropped, and
 the written files are checked again.
 
@@ -28,6 +32,7 @@ import sys
 import tempfile
 
 from keras_albert import datasets
+from keras_albert.data.bible_text import kjv_chapters
 from keras_albert.data.dictionary_text import foldoc_documents
 from keras_albert.data.dictionary_text import gcide_documents
 from keras_albert.data.dictionary_text import read_dictd
@@ -36,17 +41,37 @@ from keras_albert.datasets.heldout import HeldOutGuard
 PACKAGES = {"gcide": "dict-gcide", "foldoc": "dict-foldoc"}
 # Glosses of one supersense, this many synsets per document.
 SYNSETS_PER_DOCUMENT = 16
-TRAINING_FILES = ("austen.txt", "wordnet.txt", "gcide.txt", "foldoc.txt")
+TRAINING_FILES = ("austen.txt", "wordnet.txt", "gcide.txt", "foldoc.txt", "kjv.txt")
+SOURCES = ("austen", "wordnet", "gcide", "foldoc", "kjv")
+
+
+def unpack_debian_package(package, workdir, into):
+    """`apt-get download`s a package into workdir and unpacks it into `into`."""
+    subprocess.run(["apt-get", "download", package], cwd=workdir, check=True)
+    deb = next(pathlib.Path(workdir).glob(f"{package}_*.deb"))
+    subprocess.run(["dpkg-deb", "-x", str(deb), str(into)], check=True)
+    return pathlib.Path(into)
 
 
 def debian_dictionary(name, workdir):
     """Downloads and unpacks a dictd package; returns (index, dict) paths."""
-    subprocess.run(["apt-get", "download", PACKAGES[name]], cwd=workdir, check=True)
-    deb = next(pathlib.Path(workdir).glob(f"{PACKAGES[name]}_*.deb"))
-    unpacked = pathlib.Path(workdir) / name
-    subprocess.run(["dpkg-deb", "-x", str(deb), str(unpacked)], check=True)
+    unpacked = unpack_debian_package(PACKAGES[name], workdir, pathlib.Path(workdir) / name)
     dictd = unpacked / "usr" / "share" / "dictd"
     return dictd / f"{name}.index", dictd / f"{name}.dict.dz"
+
+
+def kjv_verse_lines(workdir):
+    """The whole King James Bible as `bible -f` prints it, one verse a line."""
+    unpacked = pathlib.Path(workdir) / "kjv"
+    for package in ("bible-kjv", "bible-kjv-text"):
+        unpack_debian_package(package, workdir, unpacked)
+    program = unpacked / "usr" / "bin" / "bible"
+    # -f turns pretty-printing off: a reference before each verse, no
+    # wrapping. -p names the directory of bible.data (-d takes a bare
+    # file name and looks for it on that path).
+    result = subprocess.run([str(program), "-f", "-p", str(unpacked / "usr" / "lib"), "gen1:1-rev22:21"],
+                            capture_output=True, text=True, check=True)
+    return result.stdout.splitlines()
 
 
 def wordnet_documents():
@@ -80,8 +105,7 @@ def write_documents(path, documents, guard):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", default="runs/corpus")
-    parser.add_argument("--sources", nargs="+", default=["austen", "wordnet", "gcide", "foldoc"],
-                        choices=["austen", "wordnet", "gcide", "foldoc"])
+    parser.add_argument("--sources", nargs="+", default=list(SOURCES), choices=SOURCES)
     args = parser.parse_args()
     output = pathlib.Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
@@ -97,6 +121,8 @@ def main():
         if "foldoc" in args.sources:
             entries = read_dictd(*debian_dictionary("foldoc", workdir))
             write_documents(output / "foldoc.txt", foldoc_documents(entries), guard)
+        if "kjv" in args.sources:
+            write_documents(output / "kjv.txt", kjv_chapters(kjv_verse_lines(workdir)), guard)
     persuasion = datasets.load_austen_documents(
         names=(datasets.HELD_OUT_NOVEL,), exclude=(), sentences=True)[0]
     (output / "persuasion.txt").write_text("\n".join(persuasion) + "\n", encoding="utf-8")
