@@ -39,6 +39,7 @@ import keras  # noqa: E402
 
 import keras_albert  # noqa: E402
 from keras_albert import datasets  # noqa: E402
+from keras_albert.models.albert_classifier import POOLING_CHOICES  # noqa: E402
 from keras_albert.pipelines import ClassifierRecipe  # noqa: E402
 from keras_albert.pipelines import classification_scores  # noqa: E402
 from keras_albert.pipelines import fine_tune_classifier  # noqa: E402
@@ -52,7 +53,7 @@ def supersense_split(train_size, max_test, seed=0):
     return datasets.supersense_split_sample(train_size, max_test, seed=seed)
 
 
-def albert_row(preset, from_scratch, data, recipe, sequence_length, seed):
+def albert_row(preset, from_scratch, data, recipe, sequence_length, seed, pooling="cls"):
     train_texts, train_labels, test_texts, test_labels = data
     keras.utils.set_random_seed(seed)
     preprocessor = keras_albert.AlbertTextClassifierPreprocessor.from_preset(
@@ -63,7 +64,7 @@ def albert_row(preset, from_scratch, data, recipe, sequence_length, seed):
         backbone = keras_albert.AlbertBackbone.from_config(backbone.get_config())
     classifier = keras_albert.AlbertClassifier(
         backbone, num_classes=len(datasets.supersense_labels(pos="n")),
-        preprocessor=preprocessor,
+        preprocessor=preprocessor, pooling=pooling,
     )
     started = time.time()
     history = fine_tune_classifier(classifier, train_texts, train_labels, recipe, seed=seed)
@@ -86,6 +87,7 @@ def run(args):
         "preset": args.preset,
         "recipe": recipe.__dict__,
         "sequence_length": args.sequence_length,
+        "pooling": args.pooling,
         "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores",
         "command": "python benchmarks/transfer.py " + " ".join(args.argv),
         "sizes": [],
@@ -99,7 +101,7 @@ def run(args):
         for name, scratch in (("pretrained", False), ("scratch", True)):
             if name in args.models:
                 rows[name] = albert_row(args.preset, scratch, data, recipe,
-                                        args.sequence_length, args.seed)
+                                        args.sequence_length, args.seed, args.pooling)
                 print(f"{name}: {rows[name]}", flush=True)
         if "teacher" in args.models:
             rows["teacher"] = teacher_row(data)
@@ -186,6 +188,8 @@ def main(argv=None):
     parser.add_argument("--batch_size", type=int, default=defaults.batch_size)
     parser.add_argument("--sequence_length", type=int, default=32,
                         help="glosses are short (about 16 pieces)")
+    parser.add_argument("--pooling", choices=POOLING_CHOICES, default="cls",
+                        help="what the head reads: [CLS] or the mean of the token outputs")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=str(RESULTS))
     argv = sys.argv[1:] if argv is None else argv

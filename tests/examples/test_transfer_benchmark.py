@@ -1,4 +1,5 @@
-"""benchmarks/transfer.py at a small setting: every row, the comparison and the JSON."""
+"""benchmarks/transfer.py at a small setting: every row, the comparison and the JSON
+(with the mean-pooling head, which the run records)."""
 
 import json
 import os
@@ -16,11 +17,12 @@ def test_transfer_benchmark_small_run(tmp_path):
     output = tmp_path / "transfer.json"
     result = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "transfer.py"), "--train_sizes", "200",
-         "--max_test", "100", "--epochs", "1", "--output", str(output)],
+         "--max_test", "100", "--epochs", "1", "--pooling", "mean", "--output", str(output)],
         env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=900,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     results = json.loads(output.read_text())
+    assert results["pooling"] == "mean"
     (size,) = results["sizes"]
     assert size["train_examples"] == 200 and size["test_examples"] == 100
     assert set(size["rows"]) == {"tfidf", "pretrained", "scratch"}
