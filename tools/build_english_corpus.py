@@ -1,6 +1,6 @@
 """Builds the English pretraining corpus of the bundled presets.
 
-Sources (provenance and licences: keras_albert/presets/README.md):
+Sources (provenance and licences: keras_albert/datasets/data/PROVENANCE.md):
   austen.txt    the bundled Austen novels except Persuasion (public domain)
   wordnet.txt   WordNet 3.0 glosses and examples of the supersense *train*
                 split, all parts of speech, grouped by supersense (WordNet
