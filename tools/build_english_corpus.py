@@ -41,8 +41,8 @@ from keras_albert.datasets.heldout import HeldOutGuard
 PACKAGES = {"gcide": "dict-gcide", "foldoc": "dict-foldoc"}
 # Glosses of one supersense, this many synsets per document.
 SYNSETS_PER_DOCUMENT = 16
-TRAINING_FILES = ("austen.txt", "wordnet.txt", "gcide.txt", "foldoc.txt", "kjv.txt")
 SOURCES = ("austen", "wordnet", "gcide", "foldoc", "kjv")
+TRAINING_FILES = tuple(f"{source}.txt" for source in SOURCES)
 
 
 def unpack_debian_package(package, workdir, into):

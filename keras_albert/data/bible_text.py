@@ -12,7 +12,7 @@ sentence-order prediction learns from.
 import re
 
 # `1Sm3:4 text`: an optional book number, the abbreviated book, chapter:verse.
-_VERSE = re.compile(r"^(?P<book>[1-3]?[A-Za-z]+)(?P<chapter>\d+):(?P<verse>\d+) (?P<text>.+)$")
+_VERSE = re.compile(r"^(?P<book>[1-3]?[A-Za-z]+)(?P<chapter>\d+):\d+ (?P<text>.+)$")
 
 
 def kjv_chapters(lines):
