@@ -56,3 +56,29 @@ def test_sentence_order_balance_counts_labels(tmp_path):
     write_pretraining_tfrecords([instance(1), instance(1), instance(1), instance(0)], [path])
     balance = diagnostics.sentence_order_balance(path)
     assert balance == {"instances": 4, "label_1_share": 0.75, "majority_accuracy": 0.75}
+
+
+def test_fresh_pair_accuracy_draws_the_same_new_pairs_each_call(tmp_path):
+    from keras_albert.data.sentencepiece_training import train_sentencepiece
+
+    sentences = [f"the {animal} {verb} near the {place}." for animal in ("cat", "dog", "bird")
+                 for verb in ("sat", "ran", "slept") for place in ("house", "river")]
+    path = tmp_path / "text.txt"
+    # Documents of six sentences, a blank line between them.
+    path.write_text("\n\n".join("\n".join(sentences[i:i + 6]) for i in range(0, 18, 6)) + "\n")
+    proto = train_sentencepiece(sentences, 24)
+    backbone = keras_albert.AlbertBackbone(
+        vocabulary_size=24, num_layers=1, num_heads=2, embedding_dim=8,
+        hidden_dim=8, intermediate_dim=16, max_sequence_length=16)
+    pretrainer = keras_albert.AlbertPretrainer(backbone)
+    pretrainer.compile(jit_compile=False)
+
+    def measure():
+        return diagnostics.fresh_pair_accuracy(
+            pretrainer, proto, str(path), max_instances=4, batch_size=2,
+            max_seq_length=16, max_predictions_per_seq=3)
+
+    first = measure()
+    assert first["instances"] == 4
+    assert 0 <= first["mlm_accuracy"] <= 1 and 0 <= first["sentence_order_accuracy"] <= 1
+    assert measure() == first
