@@ -184,7 +184,8 @@ def main(argv=None):
                         help="tfidf always runs: it is the bar")
     defaults = ClassifierRecipe()
     parser.add_argument("--epochs", type=int, default=defaults.epochs)
-    parser.add_argument("--learning_rate", type=float, default=defaults.learning_rate)
+    parser.add_argument("--learning_rate", type=float, default=defaults.learning_rate,
+                        help="peak; default: the recipe's for the backbone's width")
     parser.add_argument("--batch_size", type=int, default=defaults.batch_size)
     parser.add_argument("--sequence_length", type=int, default=32,
                         help="glosses are short (about 16 pieces)")

@@ -94,7 +94,8 @@ def main():
     parser.add_argument("--epochs", type=int, default=recipe.epochs,
                         help="at most; early stopping on a validation split keeps the best")
     parser.add_argument("--batch_size", type=int, default=recipe.batch_size)
-    parser.add_argument("--learning_rate", type=float, default=recipe.learning_rate)
+    parser.add_argument("--learning_rate", type=float, default=recipe.learning_rate,
+                        help="peak; default: the recipe's for the backbone's width")
     # Glosses are short (about 16 pieces): pad to 32, not the preset's 128.
     parser.add_argument("--sequence_length", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)

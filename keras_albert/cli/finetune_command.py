@@ -5,9 +5,12 @@
 
 Tasks: classification and regression (CSV/TSV/JSONL, or a GLUE directory
 with --glue_task), squad (SQuAD v1.1/v2.0 JSON), multiple_choice (RACE
-JSON) and token_classification (CoNLL). Each epoch is scored on --eval;
-the best epoch's weights are kept. OUTPUT gets metrics.json (every epoch,
-the best one), curves.png (loss and metric per epoch), preset/ (the best
+JSON) and token_classification (CoNLL). The recommended recipe by
+default: a tenth of the training examples is held out (--validation_fraction)
+to pick the best epoch and stop after --patience epochs without a better
+score; --eval is scored every epoch, never used to choose; a classifier's
+head is fitted on the frozen model's features first (--head_warm_start).
+OUTPUT gets metrics.json (every epoch, the best one), curves.png (loss and metric per epoch), preset/ (the best
 model), serving/ (a SavedModel that takes raw strings) and logs/
 (TensorBoard; --no_tensorboard turns it off).
 
@@ -62,10 +65,21 @@ def define_flags(flag_values):
                       "classification/regression head: on the pooled [CLS] or on the mean of the "
                       "tokens' outputs (long documents, LSH attention)", flag_values=fv)
     flags.DEFINE_integer("doc_stride", defaults.doc_stride, "squad: pieces between window starts", flag_values=fv)
-    flags.DEFINE_integer("epochs", defaults.epochs, "each scored on --eval; the best is kept", flag_values=fv)
+    flags.DEFINE_integer("epochs", defaults.epochs, "at most; each scored on --eval and the validation split",
+                         flag_values=fv)
     flags.DEFINE_integer("batch_size", defaults.batch_size, "global batch size", flag_values=fv)
-    flags.DEFINE_float("learning_rate", defaults.learning_rate, "peak, after linear warmup", flag_values=fv)
+    flags.DEFINE_float("learning_rate", defaults.learning_rate,
+                       "peak, after linear warmup (default: 1e-3 for backbones of hidden size <= 256, "
+                       "5e-5 for wider ones)", flag_values=fv)
     flags.DEFINE_float("warmup_fraction", defaults.warmup_fraction, "of all training steps", flag_values=fv)
+    flags.DEFINE_float("validation_fraction", defaults.validation_fraction,
+                       "share of the training examples held out to pick the best epoch and stop early "
+                       "(--eval is only scored); 0 trains every epoch and keeps the last", flag_values=fv)
+    flags.DEFINE_integer("patience", defaults.patience,
+                         "epochs without a better validation score before training stops", flag_values=fv)
+    flags.DEFINE_boolean("head_warm_start", defaults.head_warm_start,
+                         "classification: fit the head on the frozen model's features before fine-tuning",
+                         flag_values=fv)
     flags.DEFINE_enum("strategy", defaults.strategy, STRATEGY_NAMES, "tf.distribute strategy", flag_values=fv)
     flags.DEFINE_integer("seed", defaults.seed, "random seed (weights, shuffling, dropout)", flag_values=fv)
     define_tensorboard_flags(fv, defaults.tensorboard)

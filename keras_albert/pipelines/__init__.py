@@ -14,7 +14,8 @@ and the CLI reads them to build its flags without importing TensorFlow.
 import importlib
 
 _EXPORTS = {
-    "ClassifierRecipe": "classifier_fine_tuning",
+    "ClassifierRecipe": "classifier_recipe",
+    "recommended_learning_rate": "classifier_recipe",
     "fine_tune_classifier": "classifier_fine_tuning",
     "classification_scores": "text_baselines",
     "tfidf_baseline": "text_baselines",

@@ -1,63 +1,12 @@
-"""The project's recommended recipe for fine-tuning a text classifier.
-
-One recipe, used by `make demo`, `benchmarks/transfer.py` and the
-`finetune` CLI, so the numbers they print come from the same procedure:
-AdamW with linear warmup and decay, a validation split carved from the
-training data (never the evaluation data), and Keras's `EarlyStopping`
-restoring the epoch with the best validation accuracy.
-
-The defaults were measured on the bundled supersense task (12,000 labelled
-glosses, `albert_tiny_en`): held-out accuracy was still rising after 2 and
-3 epochs at learning rates 3e-4 and 5e-5 and reached its plateau near 8
-epochs at 1e-3 (`benchmarks/transfer.py` records the runs).
-"""
-
-import dataclasses
+"""Fine-tunes a text classifier with the recommended recipe
+(`ClassifierRecipe`, defined and explained in `classifier_recipe.py`)."""
 
 import keras
 import numpy as np
 
+from keras_albert.pipelines.classifier_recipe import ClassifierRecipe
+from keras_albert.pipelines.classifier_recipe import recommended_learning_rate
 from keras_albert.training.schedules import WarmupLinearDecay
-from keras_albert.utils.validation import check_fraction
-from keras_albert.utils.validation import check_positive_int
-from keras_albert.utils.validation import check_positive_number
-
-
-@dataclasses.dataclass
-class ClassifierRecipe:
-    """Settings of `fine_tune_classifier` (see the module docstring)."""
-
-    epochs: int = 8
-    learning_rate: float = 1e-3
-    batch_size: int = 64
-    warmup_fraction: float = 0.1
-    weight_decay: float = 0.01
-    # Share of the training examples held back to pick the best epoch;
-    # 0 trains on everything for exactly `epochs` epochs.
-    validation_fraction: float = 0.1
-    # Epochs without a better validation accuracy before training stops.
-    patience: int = 2
-    # Fit the head alone on the frozen model's features first (a linear
-    # probe, then fine-tuning: "LP-FT"). For few examples whose pooled
-    # features differ by little, e.g. the mean over thousands of tokens,
-    # where a fresh head learns too slowly in a few hundred steps.
-    head_warm_start: bool = False
-
-    def check(self):
-        for name in ("epochs", "batch_size", "patience"):
-            check_positive_int(name, getattr(self, name))
-        check_positive_number("learning_rate", self.learning_rate)
-        check_fraction("warmup_fraction", self.warmup_fraction)
-        check_fraction("weight_decay", self.weight_decay)
-        if not isinstance(self.head_warm_start, bool):
-            raise ValueError(
-                f"`head_warm_start` must be True or False. Received: head_warm_start={self.head_warm_start!r}"
-            )
-        if not 0 <= self.validation_fraction < 0.5:
-            raise ValueError(
-                "`validation_fraction` must be in [0, 0.5). "
-                f"Received: validation_fraction={self.validation_fraction!r}"
-            )
 
 
 def carve_validation(texts, labels, fraction, seed=0):
@@ -155,16 +104,14 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
         train_texts, train_labels = [texts[i] for i in order], np.asarray(labels)[order]
     probe_accuracy = None
     if recipe.head_warm_start:
-        if not len(val_texts):
-            raise ValueError("`head_warm_start` picks the head's regularisation on validation "
-                             "data: give validation_data or a validation_fraction > 0.")
         probe_accuracy = warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels,
                                          recipe.batch_size, seed)
         probe_weights = classifier.get_weights()
     steps = recipe.epochs * -(-len(train_texts) // recipe.batch_size)
+    learning_rate = recipe.learning_rate or recommended_learning_rate(classifier.backbone.hidden_dim)
     classifier.compile(
         optimizer=keras.optimizers.AdamW(
-            WarmupLinearDecay(recipe.learning_rate, max(1, int(steps * recipe.warmup_fraction)), steps),
+            WarmupLinearDecay(learning_rate, max(1, int(steps * recipe.warmup_fraction)), steps),
             weight_decay=recipe.weight_decay,
         )
     )
@@ -191,8 +138,11 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
 
 
 # Inverse regularisation strengths tried for the warm-start head, as in
-# scikit-learn's LogisticRegression (per-example L2 weight 1 / (C n)).
+# scikit-learn's LogisticRegression (per-example L2 weight 1 / (C n)), and
+# the one used when there is no validation data to choose with.
 PROBE_C = (0.01, 0.1, 1.0)
+PROBE_C_WITHOUT_VALIDATION = 0.1
+MIN_FEATURE_SPREAD = 1e-2
 PROBE_EPOCHS = 300
 
 
@@ -209,13 +159,20 @@ def warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels
     """Sets `classifier`'s head to a softmax regression fitted on the frozen
     model's standardised features (the C of PROBE_C with the best
     validation accuracy), folded back so that it reads the raw features.
-    Returns that validation accuracy."""
-    train, held = pooled_features(classifier, (train_texts, val_texts), batch_size)
-    mean, scale = train.mean(0), train.std(0) + 1e-6
-    train, held = (train - mean) / scale, (held - mean) / scale
+    Returns that validation accuracy (None without validation texts)."""
+    validate = len(val_texts) > 0
+    train, *held = pooled_features(classifier, (train_texts, val_texts) if validate else (train_texts,),
+                                   batch_size)
+    # Spreads are floored: features that barely vary (an untrained model's)
+    # would otherwise fold huge weights into the head, which then amplify
+    # float noise (a serving SavedModel and the Keras model disagree). The
+    # pretrained presets' pooled features spread by 0.02 to 0.9.
+    mean = train.mean(0)
+    scale = np.maximum(train.std(0), MIN_FEATURE_SPREAD)
+    train, held = (train - mean) / scale, [(h - mean) / scale for h in held]
     train_labels, val_labels = np.asarray(train_labels), np.asarray(val_labels)
     best = None
-    for c in PROBE_C:
+    for c in PROBE_C if validate else (PROBE_C_WITHOUT_VALIDATION,):
         keras.utils.set_random_seed(seed)
         head = keras.Sequential([keras.Input((train.shape[1],)), keras.layers.Dense(
             classifier.num_classes, kernel_regularizer=keras.regularizers.L2(0.5 / (c * len(train))))])
@@ -223,7 +180,9 @@ def warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels
         head.compile(optimizer=keras.optimizers.Adam(0.05),
                      loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
         head.fit(train, train_labels, batch_size=len(train), epochs=PROBE_EPOCHS, verbose=0)
-        accuracy = float((head.predict(held, verbose=0).argmax(-1) == val_labels).mean())
+        accuracy = None
+        if validate:
+            accuracy = float((head.predict(held[0], verbose=0).argmax(-1) == val_labels).mean())
         if best is None or accuracy > best[0]:
             best = (accuracy, *head.layers[-1].get_weights())
     accuracy, kernel, bias = best

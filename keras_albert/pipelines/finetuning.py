@@ -1,10 +1,14 @@
 """Fine-tune an ALBERT preset on a task and keep the best epoch.
 
 `run_finetuning(FinetuneSettings(...))` is what `python -m keras_albert
-finetune` runs. Each epoch is scored on the evaluation data; the best
-epoch's weights are kept. OUTPUT gets metrics.json (every epoch, the best
-one), curves.png (loss and metric per epoch), preset/ (the best model),
-serving/ (a SavedModel that takes raw strings) and logs/ (TensorBoard).
+finetune` runs, with the recommended recipe (`ClassifierRecipe`'s
+defaults): a validation split carved from the training data picks the best
+epoch and stops training once it stops improving; the evaluation data is
+scored every epoch and never used to choose. A classifier's head is first
+fitted on the frozen model's features. OUTPUT gets metrics.json (every
+epoch, the best one), curves.png (loss and metric per epoch), preset/ (the
+best model), serving/ (a SavedModel that takes raw strings) and logs/
+(TensorBoard).
 
 With a `teacher` (classification), the model learns a fine-tuned teacher's
 predictions as well as the labels (`keras_albert.distill.
@@ -28,6 +32,8 @@ from keras_albert.distill.task_distillation import teacher_logits
 from keras_albert.export.serving_saved_model import export_serving_saved_model
 from keras_albert.models.albert_classifier import POOLING_CHOICES
 from keras_albert.models.albert_classifier import AlbertClassifier
+from keras_albert.pipelines.classifier_fine_tuning import warm_start_head
+from keras_albert.pipelines.classifier_recipe import recommended_learning_rate
 from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
 from keras_albert.pipelines.finetuning_settings import FinetuneSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.finetuning_tasks import make_task
@@ -55,8 +61,14 @@ def check_finetune_settings(settings):
         value = getattr(settings, name)
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
             raise ValueError(f"`--{name}` must be a positive integer. Received: {value}")
-    if not settings.learning_rate > 0:
+    if settings.learning_rate is not None and not settings.learning_rate > 0:
         raise ValueError(f"`--learning_rate` must be > 0. Received: {settings.learning_rate}")
+    if not 0 <= settings.validation_fraction < 0.5:
+        raise ValueError(
+            f"`--validation_fraction` must be in [0, 0.5). Received: {settings.validation_fraction}")
+    if isinstance(settings.patience, bool) or not isinstance(settings.patience, numbers.Integral) \
+            or settings.patience < 1:
+        raise ValueError(f"`--patience` must be a positive integer. Received: {settings.patience}")
     if not 0 <= settings.warmup_fraction <= 1:
         raise ValueError(f"`--warmup_fraction` must be in [0, 1]. Received: {settings.warmup_fraction}")
     if len(settings.text_columns) not in (1, 2):
@@ -95,9 +107,9 @@ def check_finetune_settings(settings):
     return output
 
 
-def _compile(model, settings, steps, loss="auto"):
+def _compile(model, learning_rate, settings, steps, loss="auto"):
     schedule = WarmupLinearDecay(
-        peak_learning_rate=settings.learning_rate,
+        peak_learning_rate=learning_rate,
         warmup_steps=max(1, int(settings.warmup_fraction * steps)),
         total_steps=steps,
     )
@@ -113,6 +125,45 @@ def _steps_per_epoch(fit_arguments):
         return int(x.cardinality().numpy())
     first = x[0] if isinstance(x, tuple) else next(iter(x.values())) if isinstance(x, dict) else x
     return -(-len(first) // fit_arguments["batch_size"])
+
+
+def _take(data, indices):
+    """The examples at `indices` of a task's data, in any of the shapes the
+    tasks read: lists, arrays, and tuples or dicts of them."""
+    if isinstance(data, tuple):
+        return tuple(_take(part, indices) for part in data)
+    if isinstance(data, dict):
+        return {key: _take(value, indices) for key, value in data.items()}
+    if isinstance(data, np.ndarray):
+        return data[indices]
+    return [data[i] for i in indices]
+
+
+def split_validation(data, fraction, seed):
+    """(training, validation) parts of a task's training data, at random;
+    validation is None when `fraction` is 0."""
+    count = _count(data)
+    held = int(round(count * fraction))
+    if not fraction:
+        return data, None
+    if held < 1 or held >= count:
+        raise ValueError(
+            f"`--validation_fraction`={fraction} of {count} training examples leaves no "
+            "validation or no training example; use more examples or --validation_fraction=0."
+        )
+    order = np.random.default_rng(seed).permutation(count)
+    return _take(data, np.sort(order[held:])), _take(data, np.sort(order[:held]))
+
+
+def _warm_start(settings, task, model, train, validation):
+    """Fits a classifier's head on the frozen model's features (the recipe's
+    LP-FT); other tasks and task distillation train as they are."""
+    if not (settings.head_warm_start and settings.task == "classification" and not settings.teacher):
+        return False
+    (x, y), (val_x, val_y) = train, validation if validation is not None else ([], [])
+    print("Fitting the head on the frozen model's features", flush=True)
+    warm_start_head(model, x, y, val_x, val_y, settings.batch_size, settings.seed)
+    return True
 
 
 def with_teacher_targets(settings, task, train):
@@ -178,6 +229,7 @@ def run_finetuning(settings):
     print(f"Reading {settings.train!r} and {settings.eval!r}", flush=True)
     train = task.read(settings.train, "train")
     evaluation = task.read(settings.eval, "eval")
+    train, validation = split_validation(train, settings.validation_fraction, settings.seed)
     # Only once the inputs are read and checked: a bad input leaves no
     # empty output directory behind.
     output.mkdir(parents=True, exist_ok=True)
@@ -185,19 +237,42 @@ def run_finetuning(settings):
     print(f"Loading {settings.preset!r}", flush=True)
     with strategy.scope():
         model = task.build(settings.preset)
+        learning_rate = settings.learning_rate or recommended_learning_rate(model.backbone.hidden_dim)
+        print(f"Peak learning rate {learning_rate:g}", flush=True)
+        # Before the training dataset is built: the head's fit reads the
+        # texts through the same preprocessor.
+        warmed = _warm_start(settings, task, model, train, validation)
         loss = "auto"
         if settings.teacher:
             train_targets, loss = with_teacher_targets(settings, task, train)
             fit_arguments = task.fit_arguments(model, train_targets)
         else:
             fit_arguments = task.fit_arguments(model, train)
-        _compile(model, settings, settings.epochs * _steps_per_epoch(fit_arguments), loss)
+        _compile(model, learning_rate, settings, settings.epochs * _steps_per_epoch(fit_arguments), loss)
     primary = task.metrics[0]
     history, best = [], None
     best_weights = output / "best.weights.h5"
     verbose = 1 if sys.stdout.isatty() else 2
     tensorboard, eval_writer = _tensorboard(settings, output)
     callbacks = [tensorboard] if tensorboard else []
+
+    def score(epoch, loss_value):
+        row = {"epoch": epoch, "loss": loss_value, **task.score(model, evaluation)}
+        if validation is not None:
+            row.update({f"validation_{k}": v for k, v in task.score(model, validation).items()})
+        print("  " + ", ".join(f"{k}={v:.4f}" for k, v in row.items() if k not in ("epoch", "loss")),
+              flush=True)
+        return row
+
+    def better(row):
+        # Without a validation split every epoch trains and the last is kept.
+        return best is None or validation is None or row[f"validation_{primary}"] > best[f"validation_{primary}"]
+
+    warm_row = None
+    if warmed:
+        # The fitted head before any fine-tuning is "epoch 0": kept if no epoch beats it.
+        warm_row = best = score(0, None)
+        model.save_weights(str(best_weights))
     for epoch in range(1, settings.epochs + 1):
         print(f"Epoch {epoch}/{settings.epochs}", flush=True)
         # One epoch per call (scored in between); initial_epoch numbers the
@@ -205,33 +280,40 @@ def run_finetuning(settings):
         logs = model.fit(
             epochs=epoch, initial_epoch=epoch - 1, verbose=verbose, callbacks=callbacks, **fit_arguments
         ).history
-        scores = task.score(model, evaluation)
-        row = {"epoch": epoch, "loss": float(logs["loss"][-1]), **scores}
+        row = score(epoch, float(logs["loss"][-1]))
         history.append(row)
-        print("  eval: " + ", ".join(f"{k}={v:.4f}" for k, v in scores.items()), flush=True)
         if eval_writer:
             with eval_writer.as_default():
-                for name, value in scores.items():
-                    tf.summary.scalar(f"epoch_{name}", value, step=epoch - 1)
+                for name, value in row.items():
+                    if name not in ("epoch", "loss"):
+                        tf.summary.scalar(f"epoch_{name}", value, step=epoch - 1)
             eval_writer.flush()
-        if best is None or scores[primary] > best[primary]:
+        if better(row):
             best = row
             model.save_weights(str(best_weights))
+        elif epoch - best["epoch"] >= settings.patience:
+            print(f"No better validation {primary} for {settings.patience} epochs: stopping", flush=True)
+            break
     if eval_writer:
         eval_writer.close()
     model.load_weights(str(best_weights))
     results = {
         "task": settings.task,
         "preset": settings.preset,
-        "selection_metric": primary,
+        "selection_metric": f"validation_{primary}" if validation is not None else "last epoch",
+        "selection_data": (f"{settings.validation_fraction:g} of the training examples, held out"
+                           if validation is not None else None),
+        "learning_rate": learning_rate,
         "best_epoch": best["epoch"],
         "best": best,
+        "head_warm_start": warm_row,
         "history": history,
         "labels": getattr(task, "label_set", None),
         # What it was trained and scored on (model cards quote it).
         "data": {
             "train": settings.train, "eval": settings.eval,
             "train_examples": _count(train), "eval_examples": _count(evaluation),
+            "validation_examples": _count(validation) if validation is not None else 0,
             "glue_task": settings.glue_task, "tfds": settings.tfds,
         },
     }
@@ -259,5 +341,6 @@ def run_finetuning(settings):
         results["serving_saved_model"] = str(output / "serving")
     plot_training_curves(history, primary, output / "curves.png")
     write_file_atomically(metrics_path, json.dumps(results, indent=2))
-    print(f"Best epoch {best['epoch']}: {primary}={best[primary]:.4f}. Wrote {output}", flush=True)
+    print(f"Kept epoch {best['epoch']}: {primary}={best[primary]:.4f} on the evaluation data. "
+          f"Wrote {output}", flush=True)
     return results

@@ -3,6 +3,11 @@ the defaults for its flags without importing TensorFlow."""
 
 import dataclasses
 
+from keras_albert.pipelines.classifier_recipe import ClassifierRecipe
+
+# The recommended recipe's settings, shared with `make demo` and
+# benchmarks/transfer.py (see classifier_recipe.py for what was measured).
+RECIPE = ClassifierRecipe()
 FINETUNING_TASKS = ("classification", "regression", "squad", "multiple_choice", "token_classification")
 
 
@@ -41,10 +46,20 @@ class FinetuneSettings:
     pooling: str = "cls"
     # squad: pieces between window starts.
     doc_stride: int = 128
-    epochs: int = 3
-    batch_size: int = 32
-    learning_rate: float = 5e-5
-    warmup_fraction: float = 0.1
+    epochs: int = RECIPE.epochs
+    batch_size: int = RECIPE.batch_size
+    # None: the recipe's rate for the backbone's width
+    # (`keras_albert.pipelines.recommended_learning_rate`).
+    learning_rate: float = RECIPE.learning_rate
+    warmup_fraction: float = RECIPE.warmup_fraction
+    # Share of the training examples held back to pick the best epoch and
+    # stop early; the evaluation data is scored, never used to choose.
+    # 0: train on everything for exactly `epochs` epochs, keep the last.
+    validation_fraction: float = RECIPE.validation_fraction
+    # Epochs without a better validation score before training stops.
+    patience: int = RECIPE.patience
+    # Classification: fit the head on the frozen model's features first.
+    head_warm_start: bool = RECIPE.head_warm_start
     strategy: str = "auto"
     seed: int = 0
     # Task distillation (classification): a classifier preset fine-tuned on

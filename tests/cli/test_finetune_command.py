@@ -139,8 +139,9 @@ def test_classification_distilled_from_a_teacher(preset, tmp_path):
 
 @pytest.mark.large
 def test_bad_distillation_arguments_exit_2(preset, tmp_path, capsys):
-    (tmp_path / "train.tsv").write_text("text\tlabel\na cat\tx\na dog\ty\n")
-    (tmp_path / "scores.csv").write_text("text,label\na cat,1.0\n")
+    # Ten of each: a tenth is held out for validation.
+    (tmp_path / "train.tsv").write_text("text\tlabel\n" + "a cat\tx\na dog\ty\n" * 10)
+    (tmp_path / "scores.csv").write_text("text,label\n" + "a cat,1.0\n" * 10)
     three_classes = biased_teacher(preset, tmp_path / "teacher3", 3, favourite=0)
     base = [f"--preset={preset}", f"--output={tmp_path / 'out'}"]
     train = [f"--train={tmp_path / 'train.tsv'}", f"--eval={tmp_path / 'train.tsv'}"]

@@ -78,10 +78,35 @@ class RecordingClassifier:
         return kwargs
 
 
+def _plain_recipe(**overrides):
+    # What a stand-in can run: no head to warm-start, no backbone to size the rate by.
+    return ClassifierRecipe(**{"head_warm_start": False, "learning_rate": 1e-3, **overrides})
+
+
+def _peak_learning_rate(recording):
+    schedule = recording.compiled["optimizer"].get_config()["learning_rate"]
+    return schedule["config"]["peak_learning_rate"]
+
+
+def test_the_learning_rate_follows_the_backbone_width_unless_given():
+    from keras_albert.pipelines import recommended_learning_rate
+
+    assert recommended_learning_rate(256) == 1e-3 and recommended_learning_rate(128) == 1e-3
+    assert recommended_learning_rate(768) == 5e-5
+    classifier = RecordingClassifier()
+    classifier.backbone = type("Backbone", (), {"hidden_dim": 4096})()
+    recipe = ClassifierRecipe(head_warm_start=False, batch_size=2)
+    fine_tune_classifier(classifier, list("abcdefghij"), [0, 1] * 5, recipe)
+    assert _peak_learning_rate(classifier) == 5e-5
+    fine_tune_classifier(classifier, list("abcdefghij"), [0, 1] * 5,
+                         ClassifierRecipe(head_warm_start=False, batch_size=2, learning_rate=3e-4))
+    assert _peak_learning_rate(classifier) == 3e-4
+
+
 def test_given_validation_data_replaces_the_carved_split():
     classifier = RecordingClassifier()
     texts, labels = [f"t{i}" for i in range(10)], list(range(10))
-    fine_tune_classifier(classifier, texts, labels, ClassifierRecipe(batch_size=2),
+    fine_tune_classifier(classifier, texts, labels, _plain_recipe(batch_size=2),
                          validation_data=(["v1", "v2"], [0, 1]))
     fit = classifier.fitted
     # Every training text trains, in a seeded shuffled order (keras-hub
@@ -93,7 +118,7 @@ def test_given_validation_data_replaces_the_carved_split():
     assert fit["validation_data"][1].tolist() == [0, 1]
     assert any(isinstance(c, keras.callbacks.EarlyStopping) for c in fit["callbacks"])
     carved = RecordingClassifier()
-    fine_tune_classifier(carved, texts, labels, ClassifierRecipe(batch_size=2, validation_fraction=0.2))
+    fine_tune_classifier(carved, texts, labels, _plain_recipe(batch_size=2, validation_fraction=0.2))
     assert len(carved.fitted["x"]) == 8 and len(carved.fitted["validation_data"][0]) == 2
 
 
@@ -156,9 +181,16 @@ def test_head_warm_start_is_epoch_zero_of_the_recipe(sentencepiece_proto):
         assert probe >= max(history["val_sparse_categorical_accuracy"])
 
 
-def test_head_warm_start_needs_validation_and_a_boolean():
+def test_head_warm_start_takes_a_boolean():
     with pytest.raises(ValueError, match="head_warm_start"):
         ClassifierRecipe(head_warm_start="yes").check()
-    with pytest.raises(ValueError, match="`head_warm_start` picks the head's regularisation"):
-        fine_tune_classifier(RecordingClassifier(), ["a", "b"], [0, 1],
-                             ClassifierRecipe(head_warm_start=True, validation_fraction=0.0))
+
+
+def test_without_validation_the_head_is_warm_started_at_the_default_strength(sentencepiece_proto):
+    from keras_albert.pipelines.classifier_fine_tuning import warm_start_head
+
+    classifier = _mean_pooled_classifier(sentencepiece_proto)
+    texts, labels = _animal_texts(128, seed=1)
+    assert warm_start_head(classifier, texts, labels, [], [], 16) is None
+    predicted = classifier.predict(texts, verbose=0).argmax(-1)
+    assert (predicted == labels).mean() >= 0.9

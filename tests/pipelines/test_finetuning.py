@@ -52,7 +52,12 @@ def test_run_finetuning_returns_metrics_and_writes_tensorboard_logs(settings, tm
     metrics = run_finetuning(settings)
     output = tmp_path / "out"
     assert metrics == json.loads((output / "metrics.json").read_text())
-    assert metrics["labels"] == ["pet", "wild"] and metrics["best_epoch"] == 1
+    assert metrics["labels"] == ["pet", "wild"]
+    # The recipe: two of the 16 examples validate and choose; the eval file is only scored.
+    assert metrics["selection_metric"] == "validation_accuracy"
+    assert metrics["data"]["train_examples"] == 14 and metrics["data"]["validation_examples"] == 2
+    assert metrics["head_warm_start"]["epoch"] == 0 and metrics["best_epoch"] in (0, 1)
+    assert {"accuracy", "validation_accuracy"} <= set(metrics["history"][0])
     # The names travel with the model: its preset and its serving outputs.
     task = json.loads((output / "preset" / "task.json").read_text())
     assert task["config"]["label_names"] == ["pet", "wild"]
@@ -74,6 +79,8 @@ def test_tensorboard_off_means_no_callback_and_no_writer(settings, tmp_path):
     ("epochs", 0, "`--epochs` must be a positive integer. Received: 0"),
     ("batch_size", 2.5, "`--batch_size` must be a positive integer. Received: 2.5"),
     ("learning_rate", 0.0, "`--learning_rate` must be > 0. Received: 0.0"),
+    ("validation_fraction", 0.7, "`--validation_fraction` must be in [0, 0.5). Received: 0.7"),
+    ("patience", 0, "`--patience` must be a positive integer. Received: 0"),
     ("warmup_fraction", 1.5, "`--warmup_fraction` must be in [0, 1]. Received: 1.5"),
     ("strategy", "quantum", "`--strategy` must be one of"),
     ("text_columns", ("a", "b", "c"), "`--text_columns` takes one column, or two"),
@@ -127,3 +134,33 @@ def test_a_teacher_naming_its_classes_otherwise_is_refused(settings, preset, tmp
     assert task.label_set == ["pet", "wild"]
     with pytest.raises(ValueError, match=r"names its classes \['wild', 'pet'\]; the training file's labels"):
         finetuning.with_teacher_targets(dataclasses.replace(settings, teacher=str(tmp_path / "teacher")), task, train)
+
+
+def test_split_validation_takes_the_same_examples_from_every_part():
+    x = (["a", "b", "c", "d"], ["A", "B", "C", "D"])
+    data = (x, np.arange(4))
+    train, validation = finetuning.split_validation(data, 0.25, seed=0)
+    (texts, pairs), labels = validation
+    assert len(texts) == 1 and [t.upper() for t in texts] == pairs and "abcd".index(texts[0]) == labels[0]
+    assert len(train[1]) == 3 and sorted(train[0][0] + texts) == ["a", "b", "c", "d"]
+    choices = ({"question": ["q0", "q1", "q2", "q3"]}, np.arange(4))
+    kept, held = finetuning.split_validation(choices, 0.5, seed=1)
+    assert [int(q[1]) for q in kept[0]["question"]] == kept[1].tolist()
+    assert finetuning.split_validation(data, 0.0, seed=0) == (data, None)
+    with pytest.raises(ValueError, match="`--validation_fraction`=0.1 of 4 training examples"):
+        finetuning.split_validation(data, 0.1, seed=0)
+
+
+@pytest.mark.large
+def test_patience_stops_when_validation_does_not_improve(settings):
+    # A rate too small to move anything: no epoch beats the fitted head.
+    metrics = run_finetuning(dataclasses.replace(settings, epochs=4, patience=1, learning_rate=1e-12))
+    assert metrics["best_epoch"] == 0 and len(metrics["history"]) == 1
+
+
+@pytest.mark.large
+def test_without_validation_every_epoch_trains_and_the_last_is_kept(settings):
+    metrics = run_finetuning(dataclasses.replace(
+        settings, epochs=2, validation_fraction=0.0, head_warm_start=False))
+    assert metrics["selection_metric"] == "last epoch" and metrics["best_epoch"] == 2
+    assert metrics["data"]["train_examples"] == 16 and metrics["head_warm_start"] is None
