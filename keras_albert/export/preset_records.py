@@ -92,15 +92,23 @@ def _finetuning(record):
     examples = f"{run['train_examples']:,} examples of " if run.get("train_examples") else ""
     train = f" on {examples}{_data_name(run, 'train')}" if run.get("train") else ""
     evaluation = _data_name(run, "eval") if run.get("eval") else "the evaluation data"
+    # Records since the recommended recipe name the held-out part of the
+    # training data that chose the epoch; older ones chose on the eval data.
+    chooser = data.get("selection_data") or evaluation
+    if data.get("selection_metric") == "last epoch":
+        choice = "the last epoch kept"
+    else:
+        choice = f"kept, chosen by {data.get('selection_metric')} on {chooser}"
     provenance = [
         f"Fine-tuned{source} for the `{data.get('task')}` task{train} with "
         f"`python -m keras_albert finetune`; epoch {data.get('best_epoch')} of "
-        f"{len(history) or '?'} kept, chosen by {data.get('selection_metric')} on "
-        f"{evaluation} (`{where}`)."
+        f"{len(history) or '?'} {choice} (`{where}`)."
     ]
     best = data.get("best") or {}
     rows = [
-        (name, _number(value), f"{evaluation}, best epoch (`{where}`)")
+        (name, _number(value),
+         f"{data.get('selection_data') if name.startswith('validation_') else evaluation}, "
+         f"best epoch (`{where}`)")
         for name, value in best.items() if name not in ("epoch", "loss")
     ]
     return provenance, rows

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from keras_albert.export.preset_records import Record
 from keras_albert.export.preset_records import describe_record
 from keras_albert.export.preset_records import find_records
 from keras_albert.export.preset_records import record_kind
@@ -57,3 +58,18 @@ def test_an_unreadable_record_is_named(tmp_path):
     (tmp_path / "student_report.json").write_text("{not json")
     with pytest.raises(ValueError, match="student_report.json' cannot be read as JSON"):
         find_records(tmp_path)
+
+
+def test_a_recipe_record_says_the_held_out_training_examples_chose_the_epoch():
+    record = dict(FINETUNE, selection_metric="validation_accuracy",
+                  selection_data="0.1 of the training examples, held out",
+                  best={"epoch": 3, "loss": 0.4, "accuracy": 0.7, "validation_accuracy": 0.8},
+                  data={"eval": "dev.tsv"})
+    sentences, rows = describe_record(Record("metrics.json", "metrics.json", "finetuning", record))
+    assert "chosen by validation_accuracy on 0.1 of the training examples, held out" in sentences[0]
+    assert ("accuracy", "0.7000", "`dev.tsv`, best epoch (`metrics.json`)") in rows
+    assert ("validation_accuracy", "0.8000",
+            "0.1 of the training examples, held out, best epoch (`metrics.json`)") in rows
+    last = describe_record(Record("metrics.json", "metrics.json", "finetuning",
+                                  dict(FINETUNE, selection_metric="last epoch")))[0][0]
+    assert "the last epoch kept" in last
