@@ -7,8 +7,8 @@ Tasks: classification and regression (CSV/TSV/JSONL, or a GLUE directory
 with --glue_task), squad (SQuAD v1.1/v2.0 JSON), multiple_choice (RACE
 JSON) and token_classification (CoNLL). The recommended recipe by
 default: a tenth of the training examples is held out (--validation_fraction)
-to pick the best epoch and stop after --patience epochs without a better
-score; --eval is scored every epoch, never used to choose; a classifier's
+to pick the best epoch (and, with --patience=N, stop after N epochs
+without a better score); --eval is scored every epoch, never used to choose; a classifier's
 head is fitted on the frozen model's features first (--head_warm_start).
 OUTPUT gets metrics.json (every epoch, the best one), curves.png (loss and metric per epoch), preset/ (the best
 model), serving/ (a SavedModel that takes raw strings) and logs/
@@ -76,7 +76,8 @@ def define_flags(flag_values):
                        "share of the training examples held out to pick the best epoch and stop early "
                        "(--eval is only scored); 0 trains every epoch and keeps the last", flag_values=fv)
     flags.DEFINE_integer("patience", defaults.patience,
-                         "epochs without a better validation score before training stops", flag_values=fv)
+                         "epochs without a better validation score before training stops "
+                         "(default: none, every epoch trains and the best is kept)", flag_values=fv)
     flags.DEFINE_boolean("head_warm_start", defaults.head_warm_start,
                          "classification: fit the head on the frozen model's features before fine-tuning",
                          flag_values=fv)

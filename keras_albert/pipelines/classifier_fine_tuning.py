@@ -121,7 +121,8 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
         held_out = (list(val_texts), np.asarray(val_labels))
         callbacks.append(keras.callbacks.EarlyStopping(
             monitor="val_sparse_categorical_accuracy", mode="max",
-            patience=recipe.patience, restore_best_weights=True,
+            # Keras restores the best epoch at the end even when none stopped it.
+            patience=recipe.patience or recipe.epochs, restore_best_weights=True,
         ))
     history = classifier.fit(
         x=train_texts, y=train_labels, batch_size=recipe.batch_size,

@@ -66,8 +66,8 @@ def check_finetune_settings(settings):
     if not 0 <= settings.validation_fraction < 0.5:
         raise ValueError(
             f"`--validation_fraction` must be in [0, 0.5). Received: {settings.validation_fraction}")
-    if isinstance(settings.patience, bool) or not isinstance(settings.patience, numbers.Integral) \
-            or settings.patience < 1:
+    if settings.patience is not None and (isinstance(settings.patience, bool) or not isinstance(
+            settings.patience, numbers.Integral) or settings.patience < 1):
         raise ValueError(f"`--patience` must be a positive integer. Received: {settings.patience}")
     if not 0 <= settings.warmup_fraction <= 1:
         raise ValueError(f"`--warmup_fraction` must be in [0, 1]. Received: {settings.warmup_fraction}")
@@ -291,7 +291,7 @@ def run_finetuning(settings):
         if better(row):
             best = row
             model.save_weights(str(best_weights))
-        elif epoch - best["epoch"] >= settings.patience:
+        elif settings.patience and epoch - best["epoch"] >= settings.patience:
             print(f"No better validation {primary} for {settings.patience} epochs: stopping", flush=True)
             break
     if eval_writer:

@@ -56,7 +56,8 @@ class FinetuneSettings:
     # stop early; the evaluation data is scored, never used to choose.
     # 0: train on everything for exactly `epochs` epochs, keep the last.
     validation_fraction: float = RECIPE.validation_fraction
-    # Epochs without a better validation score before training stops.
+    # Epochs without a better validation score before training stops;
+    # None: every epoch trains and the best is kept.
     patience: int = RECIPE.patience
     # Classification: fit the head on the frozen model's features first.
     head_warm_start: bool = RECIPE.head_warm_start

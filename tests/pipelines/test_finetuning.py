@@ -81,6 +81,7 @@ def test_tensorboard_off_means_no_callback_and_no_writer(settings, tmp_path):
     ("learning_rate", 0.0, "`--learning_rate` must be > 0. Received: 0.0"),
     ("validation_fraction", 0.7, "`--validation_fraction` must be in [0, 0.5). Received: 0.7"),
     ("patience", 0, "`--patience` must be a positive integer. Received: 0"),
+    ("patience", 1.5, "`--patience` must be a positive integer. Received: 1.5"),
     ("warmup_fraction", 1.5, "`--warmup_fraction` must be in [0, 1]. Received: 1.5"),
     ("strategy", "quantum", "`--strategy` must be one of"),
     ("text_columns", ("a", "b", "c"), "`--text_columns` takes one column, or two"),
@@ -156,6 +157,9 @@ def test_patience_stops_when_validation_does_not_improve(settings):
     # A rate too small to move anything: no epoch beats the fitted head.
     metrics = run_finetuning(dataclasses.replace(settings, epochs=4, patience=1, learning_rate=1e-12))
     assert metrics["best_epoch"] == 0 and len(metrics["history"]) == 1
+    # The default: no early stop, every epoch trains; the best is still kept.
+    metrics = run_finetuning(dataclasses.replace(settings, epochs=3, learning_rate=1e-12))
+    assert metrics["best_epoch"] == 0 and len(metrics["history"]) == 3
 
 
 @pytest.mark.large
