@@ -154,7 +154,8 @@ def test_failed_serving_check_keeps_the_trained_preset_and_metrics(tmp_path, cap
     assert "disagrees" in err
     assert str(output / "preset") in err and str(output / "metrics.json") in err
     metrics = json.loads((output / "metrics.json").read_text())
-    assert "disagrees" in metrics["serving_error"] and metrics["best_epoch"] == 1
+    # Epoch 0 is the head fitted before fine-tuning, kept if epoch 1 is no better.
+    assert "disagrees" in metrics["serving_error"] and metrics["best_epoch"] in (0, 1)
     assert keras_albert.AlbertClassifier.from_preset(str(output / "preset")).num_classes == 2
     assert not (output / "serving").exists()
 
