@@ -49,17 +49,17 @@ class ClassifierRecipe:
     # 0 trains on everything for exactly `epochs` epochs.
     validation_fraction: float = 0.1
     # Epochs without a better validation accuracy before training stops;
-    # None: every epoch trains (the best is still kept). On 1,200
-    # validation glosses the accuracy is noisy mid-schedule: with patience 2
-    # runs stopped at epochs 4-7 and lost the decayed learning rate's last
-    # epochs, where the runs that went on scored best (benchmarks/results/
-    # transfer_albert_tiny_en_v6_12k_lpft.json: 75.9 % stopped at epoch 7,
-    # 77.7 % for the same recipe run to epoch 8).
+    # None: every epoch trains (the best is still kept). The validation
+    # accuracy is noisy mid-schedule: with patience 2, albert_tiny_en
+    # stopped at epoch 5 (70.0 %); run to epoch 8 it scored 73.3 %
+    # (benchmarks/results/transfer_albert_tiny_en_12k_recipe.json). v6 kept
+    # its 5th epoch either way (transfer_albert_tiny_en_v6_12k_lpft.json and
+    # _recipe.json, 75.9 %).
     patience: int = None
     # Fit the head alone on the frozen model's features first. On 12,000
-    # supersense glosses, runs to epoch 8 scored 73.1 % (albert_tiny_en) and
-    # 77.7 % (tools/progress/albert_tiny_en_v6) against 70.7 % and 76.2 %
-    # from a random head.
+    # supersense glosses, 8 epochs each: albert_tiny_en 73.3 % against 70.7 %
+    # from a random head (transfer_albert_tiny_en_12k.json); v6 75.9 % against
+    # 76.2 %, within the one to two points that repeated runs differ by.
     head_warm_start: bool = True
 
     def check(self):
