@@ -3,8 +3,8 @@
 `run_finetuning(FinetuneSettings(...))` is what `python -m keras_albert
 finetune` runs, with the recommended recipe (`ClassifierRecipe`'s
 defaults): a validation split carved from the training data picks the best
-epoch and stops training once it stops improving; the evaluation data is
-scored every epoch and never used to choose. A classifier's head is first
+epoch (and, with `patience`, stops training once it stops improving); the
+evaluation data is scored every epoch and never used to choose. A classifier's head is first
 fitted on the frozen model's features. OUTPUT gets metrics.json (every
 epoch, the best one), curves.png (loss and metric per epoch), preset/ (the
 best model), serving/ (a SavedModel that takes raw strings) and logs/
@@ -142,10 +142,10 @@ def _take(data, indices):
 def split_validation(data, fraction, seed):
     """(training, validation) parts of a task's training data, at random;
     validation is None when `fraction` is 0."""
-    count = _count(data)
-    held = int(round(count * fraction))
     if not fraction:
         return data, None
+    count = _count(data)
+    held = int(round(count * fraction))
     if held < 1 or held >= count:
         raise ValueError(
             f"`--validation_fraction`={fraction} of {count} training examples leaves no "
