@@ -129,7 +129,7 @@ def test_bad_validation_data_is_named(validation_data):
                              validation_data=validation_data)
 
 
-def _mean_pooled_classifier(sentencepiece_proto, seed=0):
+def _mean_pooled_classifier(sentencepiece_proto, seed=0, dropout=0.1):
     keras.utils.set_random_seed(seed)
     tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
     preprocessor = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
@@ -137,7 +137,7 @@ def _mean_pooled_classifier(sentencepiece_proto, seed=0):
         vocabulary_size=tokenizer.vocabulary_size(), num_layers=1, num_heads=2,
         embedding_dim=8, hidden_dim=16, intermediate_dim=32, max_sequence_length=16)
     return keras_albert.AlbertClassifier(backbone, num_classes=2, preprocessor=preprocessor,
-                                         pooling="mean")
+                                         pooling="mean", dropout=dropout)
 
 
 def _animal_texts(count, seed):
@@ -165,6 +165,26 @@ def test_warm_start_head_reads_the_raw_features_as_the_probe_read_standardised_o
     assert accuracy >= 0.9
     for before, after in zip(backbone_before, classifier.backbone.get_weights()):
         np.testing.assert_array_equal(before, after)
+
+
+def test_warm_started_head_holds_up_under_the_dropout_fine_tuning_applies(sentencepiece_proto):
+    from keras_albert.pipelines.classifier_fine_tuning import warm_start_head
+
+    classifier = _mean_pooled_classifier(sentencepiece_proto)
+    # Half the pooled features large and steady, as a pretrained model's
+    # often are: dropout moves them far more than they ever vary.
+    norm = classifier.backbone.get_layer("encoder").weights[-2:]
+    gamma, beta = (keras.ops.convert_to_numpy(w) for w in norm)
+    gamma[:8], beta[:8] = 0.05, 3.0
+    norm[0].assign(gamma), norm[1].assign(beta)
+    texts, labels = _animal_texts(128, seed=1)
+    val_texts, val_labels = _animal_texts(64, seed=2)
+    warm_start_head(classifier, texts, labels, val_texts, val_labels, 16)
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    inputs = classifier.preprocessor(texts)
+    # What fine-tuning's first batches see: dropout on, the head as fitted.
+    training_loss = np.mean([float(loss(labels, classifier(inputs, training=True))) for _ in range(5)])
+    assert training_loss < 0.5, training_loss
 
 
 @pytest.mark.large
