@@ -155,9 +155,10 @@ def pooled_features(classifier, text_sets, batch_size, training=False):
     features = keras.Model(classifier.inputs, classifier.output_dropout.output)
     results = []
     for texts in text_sets:
-        inputs = classifier.preprocessor(list(texts))
+        # Pair tasks pass (firsts, seconds), which the preprocessor takes as is.
+        inputs = classifier.preprocessor(texts if isinstance(texts, tuple) else list(texts))
         if training:
-            count = len(texts)
+            count = int(next(iter(inputs.values())).shape[0])
             # `predict` always runs with dropout off, so batches go by hand.
             batches = [features({name: value[start:start + batch_size] for name, value in inputs.items()},
                                 training=True) for start in range(0, count, batch_size)]

@@ -187,6 +187,20 @@ def test_warm_started_head_holds_up_under_the_dropout_fine_tuning_applies(senten
     assert training_loss < 0.5, training_loss
 
 
+def test_warm_start_head_reads_text_pairs(sentencepiece_proto):
+    from keras_albert.pipelines.classifier_fine_tuning import warm_start_head
+
+    classifier = _mean_pooled_classifier(sentencepiece_proto)
+    firsts, labels = _animal_texts(128, seed=1)
+    val_firsts, val_labels = _animal_texts(64, seed=2)
+    seconds, val_seconds = ["it sat on the mat"] * 128, ["it ran in the park"] * 64
+    # (firsts, seconds), as the finetune CLI passes pair tasks: one
+    # feature row per pair, not per segment list.
+    accuracy = warm_start_head(classifier, (firsts, seconds), labels, (val_firsts, val_seconds),
+                               val_labels, 16)
+    assert accuracy >= 0.9
+
+
 @pytest.mark.large
 def test_head_warm_start_is_epoch_zero_of_the_recipe(sentencepiece_proto):
     classifier = _mean_pooled_classifier(sentencepiece_proto)
