@@ -148,24 +148,18 @@ MIN_FEATURE_SPREAD = 1e-2
 PROBE_EPOCHS = 300
 
 
-def pooled_features(classifier, text_sets, batch_size, training=False):
-    """What the classifier's head reads for each text of each set: with
-    dropout off, or (`training=True`) with one dropout draw per text, as
-    fine-tuning will show it to the head."""
+def pooled_features(classifier, texts, batch_size, training=False):
+    """What the classifier's head reads for each text: with dropout off, or
+    (`training=True`) with one dropout draw per text, as fine-tuning will
+    show it to the head."""
     features = keras.Model(classifier.inputs, classifier.output_dropout.output)
-    results = []
-    for texts in text_sets:
-        # Pair tasks pass (firsts, seconds), which the preprocessor takes as is.
-        inputs = classifier.preprocessor(texts if isinstance(texts, tuple) else list(texts))
-        if training:
-            count = int(next(iter(inputs.values())).shape[0])
-            # `predict` always runs with dropout off, so batches go by hand.
-            batches = [features({name: value[start:start + batch_size] for name, value in inputs.items()},
-                                training=True) for start in range(0, count, batch_size)]
-            results.append(np.concatenate([np.asarray(b, "float64") for b in batches]))
-        else:
-            results.append(np.asarray(features.predict(inputs, batch_size=batch_size, verbose=0), "float64"))
-    return results
+    # Pair tasks pass (firsts, seconds), which the preprocessor takes as is.
+    inputs = classifier.preprocessor(texts if isinstance(texts, tuple) else list(texts))
+    if not training:
+        return np.asarray(features.predict(inputs, batch_size=batch_size, verbose=0), "float64")
+    # `predict` always runs with dropout off, so batches go by hand.
+    batches = tf.data.Dataset.from_tensor_slices(inputs).batch(batch_size)
+    return np.concatenate([np.asarray(features(batch, training=True), "float64") for batch in batches])
 
 
 def warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels, batch_size, seed=0):
@@ -181,15 +175,17 @@ def warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels
     # losses above 10 that wrecked the backbone (540 glosses: 43 % held out,
     # against 52 % without the warm start).
     keras.utils.set_random_seed(seed)
-    (train,) = pooled_features(classifier, (train_texts,), batch_size, training=True)
-    held = pooled_features(classifier, (val_texts,), batch_size) if validate else []
+    train = pooled_features(classifier, train_texts, batch_size, training=True)
+    held = pooled_features(classifier, val_texts, batch_size) if validate else None
     # Spreads are floored: features that barely vary (an untrained model's)
     # would otherwise fold huge weights into the head, which then amplify
     # float noise (a serving SavedModel and the Keras model disagree). The
     # pretrained presets' pooled features spread by 0.02 to 0.9.
     mean = train.mean(0)
     scale = np.maximum(train.std(0), MIN_FEATURE_SPREAD)
-    train, held = (train - mean) / scale, [(h - mean) / scale for h in held]
+    train = (train - mean) / scale
+    if validate:
+        held = (held - mean) / scale
     train_labels, val_labels = np.asarray(train_labels), np.asarray(val_labels)
     best = None
     for c in PROBE_C if validate else (PROBE_C_WITHOUT_VALIDATION,):
@@ -205,7 +201,7 @@ def warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels
         head.fit(full_batches, epochs=1, shuffle=False, verbose=0)
         accuracy = None
         if validate:
-            accuracy = float((head.predict(held[0], verbose=0).argmax(-1) == val_labels).mean())
+            accuracy = float((head.predict(held, verbose=0).argmax(-1) == val_labels).mean())
         if best is None or accuracy > best[0]:
             best = (accuracy, *head.layers[-1].get_weights())
     accuracy, kernel, bias = best
