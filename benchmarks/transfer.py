@@ -20,9 +20,14 @@ date and the machine's cores. These are accuracies from one seeded run,
 not timings: there are no timed rounds (`--seed` picks another split of
 the training glosses and another initialisation).
 
+The JSON is rewritten after every row, so a stopped run loses at most the
+row in progress; `--resume` reruns the same command and keeps the rows the
+file already holds (it refuses a file made with other settings).
+
     python benchmarks/transfer.py                      # 12,000 labels and the full split
     python benchmarks/transfer.py --train_sizes 12000  # one size
     python benchmarks/transfer.py --train_sizes 500 --max_test 500 --epochs 1  # a smoke run
+    python benchmarks/transfer.py --resume             # finish a stopped run
 """
 
 import argparse
@@ -77,10 +82,12 @@ def albert_row(preset, from_scratch, data, recipe, sequence_length, seed, poolin
     return row
 
 
-def run(args):
-    recipe = ClassifierRecipe(epochs=args.epochs, learning_rate=args.learning_rate,
-                              batch_size=args.batch_size)
-    results = {
+# What must match for `--resume` to reuse a file's rows.
+SETTINGS = ("task", "preset", "recipe", "sequence_length", "pooling", "seed", "max_test")
+
+
+def fresh_results(args, recipe):
+    return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "cpu_cores": os.cpu_count(),
         "task": "WordNet noun supersense (26 classes), validation split",
@@ -88,29 +95,68 @@ def run(args):
         "recipe": recipe.__dict__,
         "sequence_length": args.sequence_length,
         "pooling": args.pooling,
+        "seed": args.seed,
+        "max_test": args.max_test,
         "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores",
         "command": "python benchmarks/transfer.py " + " ".join(args.argv),
         "sizes": [],
     }
+
+
+def resumed_results(output, fresh):
+    """The earlier run's results, if `output` was made with the same settings."""
+    if not output.exists():
+        return fresh
+    earlier = json.loads(output.read_text())
+    for key in SETTINGS:
+        if earlier.get(key) != fresh[key]:
+            raise SystemExit(
+                f"--resume: {output} was made with {key}={earlier.get(key)!r}, this run has "
+                f"{key}={fresh[key]!r}; rerun with the same settings or another --output")
+    earlier.setdefault("resumed", []).append(
+        {"date": fresh["date"], "command": fresh["command"]})
+    return earlier
+
+
+def size_entry(results, train_size, test_size):
+    for entry in results["sizes"]:
+        if entry["train_examples"] == train_size and entry["test_examples"] == test_size:
+            return entry
+    entry = {"train_examples": train_size, "test_examples": test_size, "rows": {},
+             "comparison": {}}
+    results["sizes"].append(entry)
+    return entry
+
+
+def run(args, save=lambda results: None):
+    """Fills in every (size, model) row not already done; `save` after each."""
+    recipe = ClassifierRecipe(epochs=args.epochs, learning_rate=args.learning_rate,
+                              batch_size=args.batch_size)
+    results = fresh_results(args, recipe)
+    if args.resume:
+        results = resumed_results(pathlib.Path(args.output), results)
     for size in args.train_sizes:
         data = supersense_split(size, args.max_test, args.seed)
         print(f"\n== {len(data[0])} training glosses, {len(data[2])} held out ==", flush=True)
-        rows = {"tfidf": tfidf_baseline(*data)}
-        rows["tfidf"].pop("predictions")
-        print(f"tfidf: {rows['tfidf']}", flush=True)
-        for name, scratch in (("pretrained", False), ("scratch", True)):
-            if name in args.models:
-                rows[name] = albert_row(args.preset, scratch, data, recipe,
+        entry = size_entry(results, len(data[0]), len(data[2]))
+        rows = entry["rows"]
+        wanted = ["tfidf"] + [m for m in ("pretrained", "scratch", "teacher") if m in args.models]
+        for name in wanted:
+            if name in rows:
+                print(f"{name}: kept from the earlier run: {rows[name]}", flush=True)
+                continue
+            if name == "tfidf":
+                rows[name] = tfidf_baseline(*data)
+                rows[name].pop("predictions")
+            elif name == "teacher":
+                rows[name] = teacher_row(data)
+            else:
+                rows[name] = albert_row(args.preset, name == "scratch", data, recipe,
                                         args.sequence_length, args.seed, args.pooling)
-                print(f"{name}: {rows[name]}", flush=True)
-        if "teacher" in args.models:
-            rows["teacher"] = teacher_row(data)
-            print(f"teacher: {rows['teacher']}", flush=True)
-        comparison = {}
-        if {"pretrained", "scratch"} <= set(rows):
-            comparison = compare(rows)
-        results["sizes"].append({"train_examples": len(data[0]), "test_examples": len(data[2]),
-                                 "rows": rows, "comparison": comparison})
+            print(f"{name}: {rows[name]}", flush=True)
+            if {"pretrained", "scratch"} <= set(rows):
+                entry["comparison"] = compare(rows)
+            save(results)
     return results
 
 
@@ -193,14 +239,23 @@ def main(argv=None):
                         help="what the head reads: [CLS] or the mean of the token outputs")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=str(RESULTS))
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the rows --output already holds (same settings) and run the rest")
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     args.argv = argv
-    results = run(args)
-    print_table(results)
     output = pathlib.Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(results, indent=2) + "\n")
+
+    def save(results):
+        # Write then rename, so a run stopped mid-write leaves the last whole file.
+        partial = output.with_suffix(".partial")
+        partial.write_text(json.dumps(results, indent=2) + "\n")
+        partial.replace(output)
+
+    results = run(args, save)
+    print_table(results)
+    save(results)
     print(f"\nwrote {output}")
 
 
