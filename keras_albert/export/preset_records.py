@@ -120,6 +120,8 @@ def _pretraining(record):
                  f"sentence-level objectives (`{where}`)."]
     if data.get("recipe"):
         sentences.append(f"Recipe: {data['recipe']}.")
+    if data.get("knowledge"):
+        sentences.append(f"Where its knowledge comes from: {data['knowledge']}.")
     corpus = data.get("heldout_corpus", "the held-out corpus")
     rows = [
         (f"pretraining {name}", _number(value), f"{corpus} (`{where}`)")

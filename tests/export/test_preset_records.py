@@ -20,9 +20,11 @@ def test_bundled_records_are_found_and_described():
     [pretraining] = find_records(bundled_presets_dir() / "albert_tiny_en")
     assert pretraining.kind == "pretraining" and pretraining.published_as == "pretraining_metrics.json"
     sentences, rows = describe_record(pretraining)
-    assert "Pretrained for 4,000 steps" in sentences[0]
-    assert ("pretraining mlm_accuracy", "0.1541",
-            "Persuasion (bundled), 704 instances of 128 tokens (`pretraining_metrics.json`)") in rows
+    assert "Pretrained for 21,000 steps" in sentences[0]
+    assert any(s.startswith("Where its knowledge comes from:") and "all-MiniLM-L6-v2" in s
+               for s in sentences)
+    assert ("pretraining mlm_accuracy", "0.2765",
+            "Persuasion (bundled), 729 instances of 128 tokens (`pretraining_metrics.json`)") in rows
     [report] = find_records(bundled_presets_dir() / "albert_tiny_en_student_supersense")
     assert report.kind == "student_report"
     rows = describe_record(report)[1]
