@@ -78,12 +78,13 @@ PRESET_ALIASES = {
 BUNDLED_PRESET_DESCRIPTIONS = {
     "albert_tiny_en": (
         "4-layer ALBERT (H=256, E=128, all layers shared, 8,000-piece uncased "
-        "vocabulary) pretrained with MLM + SOP on the bundled Austen novels "
-        "and WordNet glosses; MLM and SOP heads included."
+        "vocabulary) pretrained with MLM + SOP on Austen, WordNet glosses and "
+        "the King James Bible, with word-level distillation from "
+        "all-MiniLM-L6-v2; MLM and SOP heads included."
     ),
     "albert_tiny_en_student": (
         "MobileBERT-style student (trigram embedding, bottleneck blocks, "
-        "H=128) distilled from albert_tiny_en; 4.66x fewer parameters."
+        "H=128) distilled from the first albert_tiny_en; 4.66x fewer parameters."
     ),
     "albert_tiny_en_student_supersense": (
         "albert_tiny_en_student after task distillation: a classifier of "
