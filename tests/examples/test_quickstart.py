@@ -27,6 +27,12 @@ def test_quickstart_small_run_reports_tfidf_beside_the_models(tmp_path):
     assert len(report["predictions_from_saved_model"]) == 4
     # Names from the SavedModel's `labels` output: the classifier carries them.
     assert all(row["supersense"].startswith("noun.") for row in report["predictions_from_saved_model"])
+    # Each new text carries the supersense a reader would give it, and the
+    # report says whether the model agreed.
+    for row in report["predictions_from_saved_model"]:
+        assert row["expected"].startswith("noun.")
+        assert row["correct"] == (row["supersense"] == row["expected"])
+    assert "right):" in result.stdout
 
 
 @pytest.mark.large
