@@ -85,8 +85,11 @@ def test_supersense_split_sample_is_the_seeded_sample_every_caller_shares():
     sample = datasets.supersense_split_sample(50, 20, seed=3)
     assert sample[0] == [train_texts[i] for i in order]
     np.testing.assert_array_equal(sample[1], np.asarray(train_labels)[order])
-    assert sample[2] == test_texts[:20]
-    np.testing.assert_array_equal(sample[3], test_labels[:20])
+    held = np.sort(np.random.default_rng(0).permutation(len(test_texts))[:20])
+    assert sample[2] == [test_texts[i] for i in held]
+    np.testing.assert_array_equal(sample[3], np.asarray(test_labels)[held])
+    # The held-out sample does not move with the training seed.
+    assert datasets.supersense_split_sample(50, 20, seed=4)[2] == sample[2]
     # The same seed gives the same sample; 0 means everything.
     assert datasets.supersense_split_sample(50, 20, seed=3)[0] == sample[0]
     everything = datasets.supersense_split_sample(0, 0, seed=3)
@@ -94,6 +97,16 @@ def test_supersense_split_sample_is_the_seeded_sample_every_caller_shares():
     assert everything[0][:50] == sample[0]
     with pytest.raises(ValueError, match="train_size"):
         datasets.supersense_split_sample(-1)
+
+
+def test_a_held_out_sample_spans_the_classes():
+    """The validation split is ordered by supersense: its first 1,000
+    glosses hold 3 of the 26 classes. A sample must not be its head."""
+    import numpy as np
+
+    _, _, _, labels = datasets.supersense_split_sample(10, 1000)
+    counts = np.bincount(labels, minlength=len(datasets.supersense_labels(pos="n")))
+    assert np.count_nonzero(counts) >= 24 and counts.max() < 250, counts
 
 
 def test_callers_share_supersense_split_sample():
