@@ -8,6 +8,8 @@ on the same training examples and the same held-out glosses:
   pretrained  the preset fine-tuned with the recommended recipe
               (`keras_albert.pipelines.ClassifierRecipe`)
   scratch     the same architecture from random weights, same recipe
+  random_head (on request) the preset with the same recipe but a randomly
+              initialised head instead of one fitted on frozen features
   teacher     (on request; `pip install -e '.[teacher]'`) the build-time
               teacher, all-MiniLM-L6-v2, frozen: its sentence embeddings
               + logistic regression (C picked on a tenth of the training
@@ -31,6 +33,7 @@ file already holds (it refuses a file made with other settings).
 """
 
 import argparse
+import dataclasses
 import datetime
 import json
 import os
@@ -59,6 +62,7 @@ def supersense_split(train_size, max_test, seed=0):
 
 
 def albert_row(preset, from_scratch, data, recipe, sequence_length, seed, pooling="cls"):
+    """One fine-tuning run, scored on the held-out glosses."""
     train_texts, train_labels, test_texts, test_labels = data
     keras.utils.set_random_seed(seed)
     preprocessor = keras_albert.AlbertTextClassifierPreprocessor.from_preset(
@@ -140,7 +144,8 @@ def run(args, save=lambda results: None):
         print(f"\n== {len(data[0])} training glosses, {len(data[2])} held out ==", flush=True)
         entry = size_entry(results, len(data[0]), len(data[2]))
         rows = entry["rows"]
-        wanted = ["tfidf"] + [m for m in ("pretrained", "scratch", "teacher") if m in args.models]
+        wanted = ["tfidf"] + [m for m in ("pretrained", "scratch", "random_head", "teacher")
+                              if m in args.models]
         for name in wanted:
             if name in rows:
                 print(f"{name}: kept from the earlier run: {rows[name]}", flush=True)
@@ -150,6 +155,10 @@ def run(args, save=lambda results: None):
                 rows[name].pop("predictions")
             elif name == "teacher":
                 rows[name] = teacher_row(data)
+            elif name == "random_head":
+                rows[name] = albert_row(args.preset, False, data,
+                                        dataclasses.replace(recipe, head_warm_start=False),
+                                        args.sequence_length, args.seed, args.pooling)
             else:
                 rows[name] = albert_row(args.preset, name == "scratch", data, recipe,
                                         args.sequence_length, args.seed, args.pooling)
@@ -226,7 +235,7 @@ def main(argv=None):
                         help="training glosses per run; 0 is the full training split")
     parser.add_argument("--max_test", type=int, default=0, help="0: all 8,177 held-out glosses")
     parser.add_argument("--models", nargs="+", default=["tfidf", "pretrained", "scratch"],
-                        choices=["tfidf", "pretrained", "scratch", "teacher"],
+                        choices=["tfidf", "pretrained", "scratch", "random_head", "teacher"],
                         help="tfidf always runs: it is the bar")
     defaults = ClassifierRecipe()
     parser.add_argument("--epochs", type=int, default=defaults.epochs)

@@ -29,11 +29,11 @@ def test_resume_keeps_finished_rows_and_runs_the_rest(tmp_path):
     (size,) = first["sizes"]
     assert set(size["rows"]) == {"tfidf", "pretrained"} and size["comparison"] == {}
 
-    benchmark.main(SMALL + ["--models", "tfidf", "pretrained", "scratch", "--resume",
-                            "--output", str(output)])
+    benchmark.main(SMALL + ["--models", "tfidf", "pretrained", "scratch", "random_head",
+                            "--resume", "--output", str(output)])
     second = json.loads(output.read_text())
     (size,) = second["sizes"]
-    assert set(size["rows"]) == {"tfidf", "pretrained", "scratch"}
+    assert set(size["rows"]) == {"tfidf", "pretrained", "scratch", "random_head"}
     # The kept row is the earlier one, seconds and all: it did not run again.
     assert size["rows"]["pretrained"] == first["sizes"][0]["rows"]["pretrained"]
     assert size["comparison"]["pretrained_over_scratch_accuracy"] > 0
