@@ -172,8 +172,8 @@ def warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels
     # all. Dropout moves a feature by its size, not its spread: fitted on
     # dropout-free features, the head gave large, steady but small-spread
     # features large weights, and the first fine-tuning batches then saw
-    # losses above 10 that wrecked the backbone (540 glosses: 43 % held out,
-    # against 52 % without the warm start).
+    # losses above 10 that wrecked the backbone (the first bundled preset on
+    # 540 glosses: a first epoch's mean loss of 12.8, against 2.0 this way).
     keras.utils.set_random_seed(seed)
     train = pooled_features(classifier, train_texts, batch_size, training=True)
     held = pooled_features(classifier, val_texts, batch_size) if validate else None
