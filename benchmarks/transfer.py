@@ -52,6 +52,7 @@ from keras_albert.pipelines import ClassifierRecipe  # noqa: E402
 from keras_albert.pipelines import classification_scores  # noqa: E402
 from keras_albert.pipelines import fine_tune_classifier  # noqa: E402
 from keras_albert.pipelines import tfidf_baseline  # noqa: E402
+from keras_albert.utils.atomic_file import write_file_atomically  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results" / "transfer.json"
 
@@ -257,10 +258,8 @@ def main(argv=None):
     output.parent.mkdir(parents=True, exist_ok=True)
 
     def save(results):
-        # Write then rename, so a run stopped mid-write leaves the last whole file.
-        partial = output.with_suffix(".partial")
-        partial.write_text(json.dumps(results, indent=2) + "\n")
-        partial.replace(output)
+        # A run stopped mid-write leaves the last whole file.
+        write_file_atomically(output, json.dumps(results, indent=2) + "\n")
 
     results = run(args, save)
     print_table(results)
