@@ -6,10 +6,10 @@ converter's plain output), and full int8 as `export_tflite` /
 `export_raw_string_tflite` write it (int8 dense layers and embeddings,
 float ops between them; `keras_albert/export/int8_conversion.py`). Both full
 int8 files are calibrated on the same texts (default: the exporter's
-bundled 300-text sample). Each file is compared with Keras on the first
-`--check_texts` noun glosses of the supersense validation split (never
-calibrated on, nor seen in pretraining or fine-tuning) and, for the spread,
-on the next `--extra_texts`; latency is one text per call on one thread
+bundled 300-text sample). Each file is compared with Keras on
+`--check_texts` noun glosses of the supersense validation split, a fixed
+sample spread over the supersenses (never calibrated on, nor seen in
+pretraining or fine-tuning) and, for the spread, on `--extra_texts` more; latency is one text per call on one thread
 (LiteRT interpreter, XNNPACK), the median of `--calls` calls in each of
 `--rounds` rounds. Writes `benchmarks/results/int8_agreement.json` (or
 `--output`).
@@ -153,9 +153,10 @@ def main():
     args = parser.parse_args()
     check_rounds(args.rounds)
     task = load_classifier(args.preset, args.linear_probe, args.sequence_length)
-    validation, _ = datasets.load_supersense("validation", pos="n")
+    # One fixed random sample: its start is the exporter's default check texts.
+    validation, _ = datasets.supersense_held_out_sample(args.check_texts + args.extra_texts)
     check = validation[: args.check_texts]
-    extra = validation[args.check_texts : args.check_texts + args.extra_texts]
+    extra = validation[args.check_texts :]
     calibration = default_calibration_texts()
     texts = check + extra
     features = token_features(task, texts, args.sequence_length)
@@ -224,7 +225,7 @@ def main():
             "sequence_length": args.sequence_length, "check_texts": len(check),
             "extra_texts": len(extra), "calibration_texts": len(calibration),
             "calibration": "keras_albert.export.int8_calibration.default_calibration_texts()",
-            "check": "first supersense validation noun glosses", "calls": args.calls,
+            "check": "datasets.supersense_held_out_sample: a fixed random sample of validation noun glosses", "calls": args.calls,
             "rounds": args.rounds,
         },
         "keras_near_ties": {"top2_margin_below_0.02": int((margins < 0.02).sum()),

@@ -12,5 +12,6 @@ from keras_albert.datasets.wordnet_supersense import load_supersense
 from keras_albert.datasets.wordnet_supersense import load_wordnet_synsets
 from keras_albert.datasets.wordnet_supersense import split_of
 from keras_albert.datasets.wordnet_supersense import supersense_dataset
+from keras_albert.datasets.wordnet_supersense import supersense_held_out_sample
 from keras_albert.datasets.wordnet_supersense import supersense_labels
 from keras_albert.datasets.wordnet_supersense import supersense_split_sample

@@ -138,6 +138,37 @@ def supersense_dataset(split="train", pos=None, include_examples=False):
 HELD_OUT_SAMPLE_SEED = 0
 
 
+def _held_out_order(count, size):
+    # At random, not the first glosses: the split is ordered by supersense,
+    # and its first 1,000 noun glosses hold only 3 of the 26. One fixed
+    # permutation, so a smaller sample is the start of a larger one.
+    import numpy as np
+
+    return np.random.default_rng(HELD_OUT_SAMPLE_SEED).permutation(size)[:count]
+
+
+def supersense_held_out_sample(count, pos="n"):
+    """`count` glosses of the supersense validation split, in a fixed random order.
+
+    The held-out texts for checks that need no training sample (int8
+    agreement, say): every supersense in proportion, the same on every run,
+    and the first `k` of a sample are the sample of `k`.
+
+    Returns:
+        `(texts, labels)`: a list of strings and an integer NumPy array.
+    """
+    import numpy as np
+
+    texts, labels = load_supersense("validation", pos=pos)
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= len(texts):
+        raise ValueError(
+            f"`count` must be an int in [1, {len(texts)}] (the validation glosses). "
+            f"Received: count={count!r}"
+        )
+    order = _held_out_order(count, len(texts))
+    return [texts[i] for i in order], np.asarray(labels)[order]
+
+
 def supersense_split_sample(train_size=0, test_size=0, seed=0, pos="n"):
     """A seeded sample of the supersense task's training and held-out glosses.
 
@@ -166,9 +197,7 @@ def supersense_split_sample(train_size=0, test_size=0, seed=0, pos="n"):
         order = order[:train_size]
     held = np.arange(len(test_texts))
     if test_size:
-        # At random, not the first glosses: the split is ordered by
-        # supersense, and its first 1,000 glosses hold only 3 of the 26.
-        held = np.sort(np.random.default_rng(HELD_OUT_SAMPLE_SEED).permutation(held)[:test_size])
+        held = np.sort(_held_out_order(test_size, len(held)))
     return (
         [train_texts[i] for i in order],
         np.asarray(train_labels)[order],

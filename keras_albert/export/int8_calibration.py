@@ -9,7 +9,8 @@ whitespace-insensitively, as the tokenizer reads them).
 Defaults, when a caller passes none, come from the bundled corpora, never
 from their held-out parts: calibration on a fixed sample of WordNet glosses
 of the supersense training split and of sentences from the five Austen
-novels kept for pretraining; checks on supersense validation glosses.
+novels kept for pretraining; checks on a fixed sample of supersense
+validation glosses.
 """
 
 import numpy as np
@@ -46,10 +47,10 @@ def default_calibration_texts():
 
 
 def default_check_texts():
-    """The first 200 supersense validation glosses: held out of the default
-    calibration sample, of the bundled presets' pretraining and of their
-    fine-tuning."""
-    return list(datasets.load_supersense("validation")[0][:DEFAULT_HELD_OUT_GLOSSES])
+    """200 supersense validation noun glosses, a fixed sample spread over the
+    supersenses: held out of the default calibration sample, of the bundled
+    presets' pretraining and of their fine-tuning."""
+    return datasets.supersense_held_out_sample(DEFAULT_HELD_OUT_GLOSSES)[0]
 
 
 def _normalized(text):

@@ -118,3 +118,21 @@ def test_callers_share_supersense_split_sample():
         source = (root / path).read_text()
         assert "supersense_split_sample(" in source, path
         assert "permutation(" not in source, path
+
+
+def test_held_out_sample_is_spread_prefix_stable_and_the_split_sample():
+    import numpy as np
+
+    texts, labels = datasets.supersense_held_out_sample(1200)
+    counts = np.bincount(labels, minlength=len(datasets.supersense_labels(pos="n")))
+    assert np.count_nonzero(counts) >= 24 and counts.max() < 300, counts
+    # Its first 200 are the sample of 200: int8 agreement's check texts are
+    # the exporter's default check texts.
+    assert datasets.supersense_held_out_sample(200)[0] == texts[:200]
+    # The same glosses as the split sample, which keeps the file's order.
+    assert sorted(datasets.supersense_split_sample(0, 1200)[2]) == sorted(texts)
+    validation = set(datasets.load_supersense("validation", pos="n")[0])
+    assert set(texts) <= validation
+    for count in (0, 10**6, 2.5, True):
+        with pytest.raises(ValueError, match=f"count={count!r}"):
+            datasets.supersense_held_out_sample(count)

@@ -67,3 +67,13 @@ def test_too_few_held_out_check_texts_are_refused():
         assert needle in message
     with pytest.raises(ValueError, match="`check_texts` must hold strings only"):
         calibration_and_check_texts(CALIBRATION, OTHERS[:120] + [None])
+
+
+def test_default_check_texts_span_the_supersenses():
+    # The validation split is ordered by supersense: its first 200 glosses
+    # hold two, which would grade int8 on a narrow slice of the task.
+    from keras_albert import datasets
+
+    texts, labels = datasets.load_supersense("validation", pos="n")
+    label_of = dict(zip(texts, labels))
+    assert len({label_of[t] for t in default_check_texts()}) >= 20
