@@ -5,22 +5,17 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from keras_albert.data.validation_split import validation_indices
 from keras_albert.pipelines.classifier_recipe import ClassifierRecipe
 from keras_albert.pipelines.classifier_recipe import recommended_learning_rate
 from keras_albert.training.schedules import WarmupLinearDecay
 
 
 def carve_validation(texts, labels, fraction, seed=0):
-    """Splits (texts, labels) into train and validation parts at random."""
-    order = np.random.default_rng(seed).permutation(len(texts))
-    count = int(round(len(texts) * fraction))
-    if fraction and count < 1:
-        raise ValueError(
-            f"validation_fraction={fraction} of {len(texts)} examples is no "
-            "example at all; use more examples or validation_fraction=0."
-        )
+    """Splits (texts, labels) into train and validation parts at random,
+    both in a shuffled order (keras-hub batches in-memory texts as given)."""
+    kept, held = validation_indices(len(texts), fraction, seed)
     labels = np.asarray(labels)
-    held, kept = order[:count], order[count:]
     return (
         [texts[i] for i in kept], labels[kept],
         [texts[i] for i in held], labels[held],

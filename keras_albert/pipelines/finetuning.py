@@ -25,6 +25,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from keras_albert.data.validation_split import validation_indices
 from keras_albert.distill.task_distillation import UNLABELLED
 from keras_albert.distill.task_distillation import TaskDistillationLoss
 from keras_albert.distill.task_distillation import distillation_targets
@@ -140,19 +141,12 @@ def _take(data, indices):
 
 
 def split_validation(data, fraction, seed):
-    """(training, validation) parts of a task's training data, at random;
-    validation is None when `fraction` is 0."""
+    """(training, validation) parts of a task's training data, at random,
+    each in the file's order; validation is None when `fraction` is 0."""
     if not fraction:
         return data, None
-    count = _count(data)
-    held = int(round(count * fraction))
-    if held < 1 or held >= count:
-        raise ValueError(
-            f"`--validation_fraction`={fraction} of {count} training examples leaves no "
-            "validation or no training example; use more examples or --validation_fraction=0."
-        )
-    order = np.random.default_rng(seed).permutation(count)
-    return _take(data, np.sort(order[held:])), _take(data, np.sort(order[:held]))
+    kept, held = validation_indices(_count(data), fraction, seed, name="--validation_fraction")
+    return _take(data, np.sort(kept)), _take(data, np.sort(held))
 
 
 def _warm_start(settings, task, model, train, validation):
