@@ -35,7 +35,9 @@ def _bundled_data_files():
 
 def _expected_package_files():
     files = [f"keras_albert/presets/{name}/{f}" for name in BUNDLED_PRESETS for f in PRESET_FILES]
-    return files + ["keras_albert/presets/README.md"] + _bundled_data_files()
+    # The default preset's pretraining curve travels with it (its model card).
+    curve = "keras_albert/presets/albert_tiny_en/pretraining_curve.png"
+    return files + [curve, "keras_albert/presets/README.md"] + _bundled_data_files()
 
 
 def _build(source, kind, output):

@@ -55,10 +55,14 @@ def plot_training_curves(history, metric, path):
     return path
 
 
-def plot_pretraining_curve(rows, path, title="pretraining"):
+def plot_pretraining_curve(rows, path, title="pretraining", stages=()):
     """MLM and sentence-order accuracy (and the teacher cosine, when trained),
     training and held-out, against tokens seen; returns None, writing
-    nothing, without matplotlib (see `pyplot`)."""
+    nothing, without matplotlib (see `pyplot`).
+
+    `stages`: `(tokens, label)` pairs marking where a continued run changed
+    its recipe, drawn as numbered dotted lines with the labels listed below.
+    """
     plt = _pyplot_or_warn(path)
     if plt is None:
         return None
@@ -67,18 +71,29 @@ def plot_pretraining_curve(rows, path, title="pretraining"):
               ("sentence_order_accuracy", "sentence-order accuracy")]
     if any("sentence_embedding_cosine" in row for row in rows):
         panels.append(("sentence_embedding_cosine", "cosine to the teacher's embedding"))
-    figure, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.8))
+    legend_height = 0.15 * (len(stages) + 1) if stages else 0  # inches
+    height = 3.8 + legend_height
+    figure, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), height))
     for axis, (metric, name) in zip(axes, panels):
         for prefix, label, style in (("", "training", "-"), ("val_", "held-out", "o-")):
             points = [(t, row[prefix + metric]) for t, row in zip(tokens, rows)
                       if prefix + metric in row]
             if points:
                 axis.plot(*zip(*points), style, label=label, markersize=3)
+        for number, (start, _) in enumerate(stages, 1):
+            axis.axvline(start / 1e6, color="grey", linestyle=":", linewidth=1)
+            axis.annotate(str(number), (start / 1e6, 1), xycoords=("data", "axes fraction"),
+                          xytext=(2, -10), textcoords="offset points", fontsize=8, color="grey")
         axis.set(title=name, xlabel="tokens seen (millions, padded)")
         axis.grid(alpha=0.3)
         axis.legend()
     figure.suptitle(title)
-    figure.tight_layout()
+    if stages:
+        legend = "\n".join(f"{n}. {label}" for n, (_, label) in enumerate(stages, 1))
+        figure.text(0.01, 0.01, legend, fontsize=8, va="bottom")
+        figure.tight_layout(rect=(0, legend_height / height, 1, 1))
+    else:
+        figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
     return path
