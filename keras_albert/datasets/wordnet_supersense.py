@@ -151,7 +151,7 @@ def supersense_held_out_sample(count, pos="n"):
     """`count` glosses of the supersense validation split, in a fixed random order.
 
     The held-out texts for checks that need no training sample (int8
-    agreement, say): every supersense in proportion, the same on every run,
+    agreement, say): the supersenses in about their proportions, the same on every run,
     and the first `k` of a sample are the sample of `k`.
 
     Returns:
