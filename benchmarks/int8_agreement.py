@@ -9,9 +9,9 @@ int8 files are calibrated on the same texts (default: the exporter's
 bundled 300-text sample). Each file is compared with Keras on
 `--check_texts` noun glosses of the supersense validation split, a fixed
 sample spread over the supersenses (never calibrated on, nor seen in
-pretraining or fine-tuning) and, for the spread, on `--extra_texts` more; latency is one text per call on one thread
-(LiteRT interpreter, XNNPACK), the median of `--calls` calls in each of
-`--rounds` rounds. Writes `benchmarks/results/int8_agreement.json` (or
+pretraining or fine-tuning) and, for the spread, on `--extra_texts` more;
+latency is one text per call on one thread (LiteRT interpreter, XNNPACK),
+the median of `--calls` calls in each of `--rounds` rounds. Writes `benchmarks/results/int8_agreement.json` (or
 `--output`).
 
     python benchmarks/int8_agreement.py

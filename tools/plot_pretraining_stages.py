@@ -20,11 +20,11 @@ Paths are relative to the working directory (the repository's root here).
 """
 
 import argparse
-import json
 import pathlib
 import sys
 
 from keras_albert.pipelines.training_curves import plot_pretraining_curve
+from keras_albert.training.curve_log import read_curve
 
 # The figure shows masked-LM and sentence order only: a stage's extra
 # targets (the teacher's sentence embedding) are not part of the lineage.
@@ -54,7 +54,7 @@ def stage_rows(path, last_step=None):
     """The rows of one run's curve.jsonl, up to `last_step` if given."""
     if not path.is_file():
         raise ValueError(f"`--stage` names {path}, which is not a file.")
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = read_curve(path)  # skips a line cut short by a kill; one row a step
     if not rows:
         raise ValueError(f"`--stage` names {path}, which holds no curve rows.")
     if last_step is not None:
