@@ -2,8 +2,8 @@
 
 Exports a fine-tuned classifier as token-input TFLite with TFLite metadata
 (float32 and dynamic-range int8 by default), then classifies held-out texts
-(the first `--texts` supersense validation glosses, nouns: never trained
-on) in two client venvs built by `client_environments.py`, each run
+(`--texts` supersense validation glosses, nouns, in a fixed random order
+that spans the classes: never trained on) in two client venvs built by `client_environments.py`, each run
 isolated from this one (no TensorFlow, no keras_albert importable):
 
 - `mediapipe`: MediaPipe Tasks `TextClassifier` on raw strings, tokenizer
@@ -31,6 +31,7 @@ import tempfile
 import numpy as np
 
 from keras_albert.datasets import load_supersense
+from keras_albert.datasets import supersense_held_out_sample
 from keras_albert.export.task_loading import load_task
 from keras_albert.export.tflite_export import QUANTIZATIONS
 from keras_albert.export.tflite_export import export_tflite
@@ -53,11 +54,15 @@ _IMPORT_PROBE = (
 
 
 def held_out_texts(count):
-    """The first `count` supersense validation glosses (nouns)."""
-    texts, _ = load_supersense("validation", pos="n")
-    if not 1 <= count <= len(texts):
-        raise ValueError(f"`--texts` must be in [1, {len(texts)}]. Received: {count}")
-    texts = texts[:count]
+    """`count` supersense validation glosses (nouns) in a fixed random order.
+
+    The split is sorted by supersense, so its first glosses would be two
+    classes; the sample spans them, as the int8 agreement check does.
+    """
+    total = len(load_supersense("validation", pos="n")[0])
+    if not 1 <= count <= total:
+        raise ValueError(f"`--texts` must be in [1, {total}]. Received: {count}")
+    texts, _ = supersense_held_out_sample(count, pos="n")
     # The clients read one text per line.
     assert not any(set(text) & set("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029") for text in texts)
     return texts
@@ -121,7 +126,7 @@ def main(argv=None):
     expected_labels = [task.label_names[i] for i in expected.argmax(-1)]
     record = {
         "preset": args.preset,
-        "texts": f"first {len(texts)} supersense validation glosses (nouns)",
+        "texts": f"{len(texts)} supersense validation glosses (nouns, fixed random sample)",
         "sequence_length": task.preprocessor.sequence_length,
         "client_requirements": {c: list(client_environments.CLIENTS[c]) for c in args.clients},
         "client_can_import": {c: client_importables(c, args.cache) for c in args.clients},
