@@ -58,6 +58,8 @@ CORPUS = ("austen.txt", "wordnet.txt", "kjv.txt")
 # scored 61 % (Austen) and 57 % (WordNet), near chance
 # (tools/pretraining_diagnostics.py --fresh_pairs).
 DUPE_FACTOR = 10
+# Runs from v5 on share one held-out set: 729 Persuasion instances.
+HELDOUT_SEED = 12346
 
 
 def main():
@@ -93,6 +95,9 @@ def main():
         "--checkpoint_every", "200",
         "--strategy", args.strategy,
         "--seed", "12345",
+        # The held-out Persuasion instances of every curve since v5 (seed
+        # 12345 + 1), whatever --seed a continued run draws its pairs with.
+        "--eval_seed", str(HELDOUT_SEED),
         *extra,
     ])
 

@@ -74,6 +74,9 @@ def define_flags(flag_values):
                       flag_values=fv)
     define_boolean("jit_compile", defaults.jit_compile, "XLA (faster on CPU too)", fv)
     flags.DEFINE_integer("seed", defaults.seed, "random seed (data, weights, shuffling)", flag_values=fv)
+    flags.DEFINE_integer("eval_seed", None,
+                         "seed of the held-out instances (default: --seed + 1); fix it to compare "
+                         "runs of other seeds on the same held-out instances", flag_values=fv)
 
 
 def run(flag_values):

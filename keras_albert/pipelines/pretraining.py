@@ -74,6 +74,7 @@ DATA_SETTINGS = (
     "sentence_task",
     "num_shards",
     "seed",
+    "eval_seed",
     "init_preset",
 )
 
@@ -179,11 +180,22 @@ def build_data(settings, proto, data_dir):
         eval_path = str(data_dir / "eval.tfrecord")
         if not os.path.exists(eval_path):
             count = write_pretraining_tfrecords(
-                _instances(settings.eval_corpus, settings, proto, 1, settings.seed + 1),
+                _instances(settings.eval_corpus, settings, proto, 1, eval_seed(settings)),
                 eval_path,
             )
             log(f"data: {count} held-out instances")
     return train, eval_path
+
+
+def eval_seed(settings):
+    """The seed of the held-out instances: `eval_seed`, else `seed + 1`."""
+    if settings.eval_seed is None:
+        return settings.seed + 1
+    if isinstance(settings.eval_seed, bool) or not isinstance(settings.eval_seed, int):
+        raise ValueError(
+            f"`eval_seed` must be an int or None. Received: eval_seed={settings.eval_seed!r}"
+        )
+    return settings.eval_seed
 
 
 def _data_settings(settings):
@@ -362,6 +374,7 @@ def run_pretraining(settings):
     """Runs (or resumes) the whole pipeline; returns the metrics dict."""
     check_sentence_task(settings.sentence_task)
     check_init_preset(settings)
+    eval_seed(settings)
     teacher = _teacher(settings)  # read and checked before any long work
     embedding_dim = teacher.dim if teacher else None
     output = pathlib.Path(settings.output)

@@ -39,6 +39,9 @@ class PretrainingSettings:
     precision: str = "float32"
     jit_compile: bool = True
     seed: int = 12345
+    # Seed of the held-out instances (default: seed + 1). Fixing it keeps
+    # the held-out curve comparable across runs drawn with other seeds.
+    eval_seed: int = None
     # Continue from a preset's weights, heads and vocabulary (continued or
     # domain-adaptive pretraining); `config` and `vocabulary_size` are then
     # the preset's.
