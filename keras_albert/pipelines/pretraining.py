@@ -374,7 +374,7 @@ def run_pretraining(settings):
     """Runs (or resumes) the whole pipeline; returns the metrics dict."""
     check_sentence_task(settings.sentence_task)
     check_init_preset(settings)
-    eval_seed(settings)
+    eval_seed(settings)  # a bad eval_seed fails here, not after the data is built
     teacher = _teacher(settings)  # read and checked before any long work
     embedding_dim = teacher.dim if teacher else None
     output = pathlib.Path(settings.output)
