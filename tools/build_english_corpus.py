@@ -13,6 +13,9 @@ Sources (provenance and licences: keras_albert/datasets/data/PROVENANCE.md):
   kjv.txt       the King James Bible, one chapter per document (Debian
                 `bible-kjv-text`, read with `bible-kjv`'s program; the 1611
                 text is in the public domain, the program GPL-2+)
+  pydoc.txt     the prose of Python 3.11's documentation, one source file
+                per document, code and markup removed (Debian
+                `python3.11-doc`'s reST sources; PSF License)
   persuasion.txt  the held-out evaluation corpus, never trained on
 
 Debian packages are fetched here, at build time, with `apt-get download`
@@ -36,12 +39,15 @@ from keras_albert.data.bible_text import kjv_chapters
 from keras_albert.data.dictionary_text import foldoc_documents
 from keras_albert.data.dictionary_text import gcide_documents
 from keras_albert.data.dictionary_text import read_dictd
+from keras_albert.data.restructured_text import prose_sentences
 from keras_albert.datasets.heldout import HeldOutGuard
 
 PACKAGES = {"gcide": "dict-gcide", "foldoc": "dict-foldoc"}
 # Glosses of one supersense, this many synsets per document.
 SYNSETS_PER_DOCUMENT = 16
-SOURCES = ("austen", "wordnet", "gcide", "foldoc", "kjv")
+SOURCES = ("austen", "wordnet", "gcide", "foldoc", "kjv", "pydoc")
+# Release notes are lists of unrelated changes: no discourse order.
+PYDOC_SKIPPED = ("whatsnew",)
 TRAINING_FILES = tuple(f"{source}.txt" for source in SOURCES)
 
 
@@ -72,6 +78,17 @@ def kjv_verse_lines(workdir):
     result = subprocess.run([str(program), "-f", "-p", str(unpacked / "usr" / "lib"), "gen1:1-rev22:21"],
                             capture_output=True, text=True, check=True)
     return result.stdout.splitlines()
+
+
+def python_doc_documents(workdir):
+    """Each reST source of the Python documentation as a list of its prose sentences."""
+    unpacked = unpack_debian_package("python3.11-doc", workdir, pathlib.Path(workdir) / "pydoc")
+    sources = unpacked / "usr" / "share" / "doc" / "python3.11" / "html" / "_sources"
+    for path in sorted(sources.rglob("*.rst.txt")):
+        if path.relative_to(sources).parts[0] not in PYDOC_SKIPPED:
+            sentences = prose_sentences(path.read_text(encoding="utf-8"))
+            if len(sentences) >= 2:  # a pair needs two
+                yield sentences
 
 
 def wordnet_documents():
@@ -123,6 +140,8 @@ def main():
             write_documents(output / "foldoc.txt", foldoc_documents(entries), guard)
         if "kjv" in args.sources:
             write_documents(output / "kjv.txt", kjv_chapters(kjv_verse_lines(workdir)), guard)
+        if "pydoc" in args.sources:
+            write_documents(output / "pydoc.txt", python_doc_documents(workdir), guard)
     persuasion = datasets.load_austen_documents(
         names=(datasets.HELD_OUT_NOVEL,), exclude=(), sentences=True)[0]
     (output / "persuasion.txt").write_text("\n".join(persuasion) + "\n", encoding="utf-8")

@@ -36,3 +36,30 @@ def test_kjv_chapters_are_written_as_documents_without_held_out_lines(tmp_path):
 def test_kjv_is_a_default_source_and_a_checked_training_file():
     assert "kjv" in corpus_tool.SOURCES
     assert "kjv.txt" in corpus_tool.TRAINING_FILES
+
+
+def test_python_docs_give_one_document_per_source_without_release_notes_or_held_out_text(
+    tmp_path, monkeypatch
+):
+    held_out = _persuasion_sentence()
+    unpacked = tmp_path / "pydoc"
+    sources = unpacked / "usr" / "share" / "doc" / "python3.11" / "html" / "_sources"
+    pages = {
+        "library/spam.rst.txt": "Spam\n====\n\nThe spam module cooks eggs.  It fries them in oil::\n\n"
+                                f"   spam.fry()\n\n{held_out}\n\nEvery egg is cooked twice over.\n",
+        "tutorial/intro.rst.txt": "Python is a language you can learn.  This tutorial shows you how.\n",
+        "whatsnew/3.11.rst.txt": "Many things changed in this release.  Here is the list of them.\n",
+        "faq/short.rst.txt": "One sentence only here.\n",
+    }
+    for name, text in pages.items():
+        (sources / name).parent.mkdir(parents=True, exist_ok=True)
+        (sources / name).write_text(text, encoding="utf-8")
+    monkeypatch.setattr(corpus_tool, "unpack_debian_package",
+                        lambda package, workdir, into: unpacked if package == "python3.11-doc" else None)
+    path = tmp_path / "pydoc.txt"
+    corpus_tool.write_documents(path, corpus_tool.python_doc_documents(tmp_path), HeldOutGuard())
+    assert path.read_text(encoding="utf-8") == (
+        "The spam module cooks eggs.\nIt fries them in oil:\nEvery egg is cooked twice over.\n\n"
+        "Python is a language you can learn.\nThis tutorial shows you how.\n\n"
+    )
+    assert "pydoc" in corpus_tool.SOURCES and "pydoc.txt" in corpus_tool.TRAINING_FILES
