@@ -38,6 +38,9 @@ def define_flags(flag_values):
                         "continue pretraining from this preset (directory or bundled name): its "
                         "weights, MLM/sentence heads and vocabulary; --config and --vocab_size are "
                         "then ignored", flag_values=fv)
+    flags.DEFINE_float("dropout", None,
+                       "dropout and attention dropout of the backbone (default: --config's, or "
+                       "--init_preset's when continuing)", flag_values=fv)
     flags.DEFINE_string("teacher_embeddings", None,
                         "sentence-level distillation: a directory with texts.txt and vectors.npy (a "
                         "teacher's sentence embeddings, e.g. from tools/teacher_embeddings.py); the "

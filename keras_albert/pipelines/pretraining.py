@@ -198,6 +198,29 @@ def eval_seed(settings):
     return settings.eval_seed
 
 
+def model_dropout(settings):
+    """`dropout`, checked: None (keep the config's or preset's) or a rate in [0, 1)."""
+    rate = settings.dropout
+    if rate is None:
+        return None
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate < 1:
+        raise ValueError(
+            f"`dropout` must be None or a rate in [0, 1). Received: dropout={rate!r}"
+        )
+    return float(rate)
+
+
+def _with_dropout(backbone, rate):
+    """The same backbone and weights with another dropout rate (fixed at build time)."""
+    if (backbone.dropout, backbone.attention_dropout) == (rate, rate):
+        return backbone
+    rebuilt = AlbertBackbone.from_config(
+        {**backbone.get_config(), "dropout": rate, "attention_dropout": rate}
+    )
+    rebuilt.set_weights(backbone.get_weights())
+    return rebuilt
+
+
 def _data_settings(settings):
     return {name: getattr(settings, name) for name in DATA_SETTINGS}
 
@@ -250,10 +273,15 @@ def initial_pretrainer(settings, sentence_embedding_dim=None):
     else:
         log(f"training: starting from {preset}'s backbone; it holds no "
             "pretraining heads, so they start from random weights")
-    if pretrainer.sentence_embedding_dim != sentence_embedding_dim:
-        # Same backbone and heads, with (or without) the embedding head.
+    backbone = pretrainer.backbone
+    rate = model_dropout(settings)
+    if rate is not None:
+        backbone = _with_dropout(backbone, rate)
+    if backbone is not pretrainer.backbone or pretrainer.sentence_embedding_dim != sentence_embedding_dim:
+        # Same weights and heads, with (or without) the embedding head or
+        # with another dropout rate.
         extended = AlbertPretrainer(
-            pretrainer.backbone, sentence_task=settings.sentence_task,
+            backbone, sentence_task=settings.sentence_task,
             sentence_embedding_dim=sentence_embedding_dim,
         )
         extended.masked_lm_head.set_weights(pretrainer.masked_lm_head.get_weights())
@@ -374,7 +402,9 @@ def run_pretraining(settings):
     """Runs (or resumes) the whole pipeline; returns the metrics dict."""
     check_sentence_task(settings.sentence_task)
     check_init_preset(settings)
-    eval_seed(settings)  # a bad eval_seed fails here, not after the data is built
+    # Bad values fail here, not after the data is built.
+    eval_seed(settings)
+    model_dropout(settings)
     teacher = _teacher(settings)  # read and checked before any long work
     embedding_dim = teacher.dim if teacher else None
     output = pathlib.Path(settings.output)
@@ -398,11 +428,12 @@ def run_pretraining(settings):
             pretrainer = initial_pretrainer(settings, embedding_dim)
             backbone = pretrainer.backbone
         else:
-            backbone = AlbertBackbone(
-                **backbone_config(
-                    settings.config, tokenizer.vocabulary_size(), settings.max_seq_length
-                )
+            config = backbone_config(
+                settings.config, tokenizer.vocabulary_size(), settings.max_seq_length
             )
+            if model_dropout(settings) is not None:
+                config.update(dropout=settings.dropout, attention_dropout=settings.dropout)
+            backbone = AlbertBackbone(**config)
             pretrainer = AlbertPretrainer(
                 backbone, sentence_task=settings.sentence_task,
                 sentence_embedding_dim=embedding_dim,

@@ -46,6 +46,10 @@ class PretrainingSettings:
     # domain-adaptive pretraining); `config` and `vocabulary_size` are then
     # the preset's.
     init_preset: str = None
+    # Dropout and attention dropout of the backbone (default: the config's,
+    # or the preset's when continuing). A continued run on text it has seen
+    # many times may need more regularisation than the preset was built with.
+    dropout: float = None
     # Sentence-level distillation: a directory of texts.txt + vectors.npy
     # from a teacher; its texts go through an extra head at this length.
     teacher_embeddings: str = None

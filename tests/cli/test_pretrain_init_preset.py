@@ -149,3 +149,31 @@ def test_bad_teacher_directory_is_refused_before_any_work(tmp_path):
     with pytest.raises(ValueError, match="2 texts and vectors of shape \\(3, 4\\)"):
         run_pretraining(settings)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.large
+def test_dropout_override_keeps_the_presets_weights_and_heads(base_preset, tmp_path):
+    root, preset = base_preset
+    settings = _settings("unused.txt", tmp_path / "out", init_preset=str(preset), dropout=0.25)
+    continued = pretraining_pipeline.initial_pretrainer(settings)
+    original = keras_albert.AlbertPretrainer.from_preset(str(preset))
+    assert (original.backbone.dropout, original.backbone.attention_dropout) == (0.0, 0.0)
+    assert (continued.backbone.dropout, continued.backbone.attention_dropout) == (0.25, 0.25)
+    for ours, theirs in zip(continued.get_weights(), original.get_weights(), strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    inputs = {"token_ids": np.array([[2, 5, 9, 11, 3, 0]]), "segment_ids": np.zeros((1, 6), "int32"),
+              "padding_mask": np.array([[1, 1, 1, 1, 1, 0]])}
+    # Inference matches the preset; training now drops units.
+    np.testing.assert_allclose(
+        continued.backbone(inputs)["sequence_output"], original.backbone(inputs)["sequence_output"],
+        atol=1e-6)
+    first = continued.backbone(inputs, training=True)["sequence_output"]
+    assert not np.allclose(first, original.backbone(inputs)["sequence_output"], atol=1e-4)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.0, "0.1", True])
+def test_dropout_outside_zero_to_one_is_refused_before_any_work(bad, tmp_path):
+    settings = _settings(_corpus(tmp_path / "g.txt", seed=10), tmp_path / "out", dropout=bad)
+    with pytest.raises(ValueError, match=r"`dropout` must be None or a rate in \[0, 1\)\. Received: dropout="):
+        run_pretraining(settings)
+    assert not (tmp_path / "out").exists()
