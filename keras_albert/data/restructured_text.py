@@ -22,7 +22,7 @@ NON_PROSE_DIRECTIVES = frozenset({
     "include", "image", "figure", "raw", "only", "opcode", "pdbcommand",
     "audit-event", "audit-event-table", "availability", "c:macro", "c:var",
     "c:type", "c:member", "c:function", "c:struct", "c:enum", "c:enumerator",
-    "productionlist", "cmdoption", "option", "envvar", "describe",
+    "cmdoption", "option", "envvar", "describe",
 })
 _DIRECTIVE = re.compile(r"^\.\.\s+([\w:-]+)::")
 _ADORNMENT = re.compile(r"^([=\-~^\"'#*+`:.])\1{2,}\s*$")
