@@ -431,8 +431,9 @@ def run_pretraining(settings):
             config = backbone_config(
                 settings.config, tokenizer.vocabulary_size(), settings.max_seq_length
             )
-            if model_dropout(settings) is not None:
-                config.update(dropout=settings.dropout, attention_dropout=settings.dropout)
+            rate = model_dropout(settings)
+            if rate is not None:
+                config.update(dropout=rate, attention_dropout=rate)
             backbone = AlbertBackbone(**config)
             pretrainer = AlbertPretrainer(
                 backbone, sentence_task=settings.sentence_task,
