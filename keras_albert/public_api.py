@@ -36,6 +36,7 @@ from keras_albert.models.albert_question_answerer_preprocessor import (  # noqa:
 from keras_albert.models.albert_tokenizer import AlbertTokenizer  # noqa: F401
 from keras_albert.models.preset_resolution import list_presets  # noqa: F401
 from keras_albert.models.position_extension import extend_positions  # noqa: F401
+from keras_albert.models.layer_groups import with_layer_groups  # noqa: F401
 
 # Registers the keras-hub preset converter (official presets are published in
 # keras-hub's format).

@@ -41,6 +41,10 @@ def define_flags(flag_values):
     flags.DEFINE_float("dropout", None,
                        "dropout and attention dropout of the backbone (default: --config's, or "
                        "--init_preset's when continuing)", flag_values=fv)
+    flags.DEFINE_integer("num_groups", None,
+                         "weight groups of the encoder (default: --config's, or --init_preset's); "
+                         "continuing with more groups starts each as a copy of the shared weights",
+                         flag_values=fv)
     flags.DEFINE_string("teacher_embeddings", None,
                         "sentence-level distillation: a directory with texts.txt and vectors.npy (a "
                         "teacher's sentence embeddings, e.g. from tools/teacher_embeddings.py); the "

@@ -38,6 +38,7 @@ from keras_albert.data.pretraining_tfrecords import pretraining_dataset
 from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
 from keras_albert.data.sentencepiece_training import train_sentencepiece
 from keras_albert.data.teacher_embeddings import TeacherEmbeddings
+from keras_albert.layers.sharing import validate_sharing
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
 from keras_albert.models.albert_pretrainer import AlbertPretrainer
@@ -47,6 +48,8 @@ from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.layer_groups import group_sources
+from keras_albert.models.layer_groups import with_layer_groups
 from keras_albert.models.preset_resolution import resolve_preset
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.training_curves import plot_pretraining_curve
@@ -277,9 +280,11 @@ def initial_pretrainer(settings, sentence_embedding_dim=None):
     rate = model_dropout(settings)
     if rate is not None:
         backbone = _with_dropout(backbone, rate)
+    if settings.num_groups is not None:
+        backbone = with_layer_groups(backbone, settings.num_groups)
     if backbone is not pretrainer.backbone or pretrainer.sentence_embedding_dim != sentence_embedding_dim:
-        # Same weights and heads, with (or without) the embedding head or
-        # with another dropout rate.
+        # Same weights and heads, with (or without) the embedding head, with
+        # another dropout rate or more weight groups.
         extended = AlbertPretrainer(
             backbone, sentence_task=settings.sentence_task,
             sentence_embedding_dim=sentence_embedding_dim,
@@ -291,14 +296,30 @@ def initial_pretrainer(settings, sentence_embedding_dim=None):
     return pretrainer
 
 
+def check_num_groups(settings):
+    """Before any long work: `num_groups` suits the config or preset it changes."""
+    if settings.num_groups is None:
+        return
+    if settings.init_preset:
+        group_sources(_preset_config(settings.init_preset), settings.num_groups)
+        return
+    config = backbone_config(settings.config, 1, settings.max_seq_length)
+    validate_sharing(
+        config["num_layers"], settings.num_groups,
+        config.get("num_inner_repetitions", 1), config.get("sharing", "all"),
+    )
+
+
+def _preset_config(preset):
+    path = pathlib.Path(resolve_preset(preset)) / "config.json"
+    return json.loads(path.read_text())["config"]
+
+
 def check_init_preset(settings):
     """Before any long work: the preset exists and has the positions needed."""
     if not settings.init_preset:
         return
-    config = json.loads(
-        (pathlib.Path(resolve_preset(settings.init_preset)) / "config.json").read_text()
-    )
-    length = config["config"]["max_sequence_length"]
+    length = _preset_config(settings.init_preset)["max_sequence_length"]
     if length < settings.max_seq_length:
         raise ValueError(
             f"`max_seq_length={settings.max_seq_length}` is longer than the "
@@ -405,6 +426,7 @@ def run_pretraining(settings):
     # Bad values fail here, not after the data is built.
     eval_seed(settings)
     model_dropout(settings)
+    check_num_groups(settings)
     teacher = _teacher(settings)  # read and checked before any long work
     embedding_dim = teacher.dim if teacher else None
     output = pathlib.Path(settings.output)
@@ -434,6 +456,8 @@ def run_pretraining(settings):
             rate = model_dropout(settings)
             if rate is not None:
                 config.update(dropout=rate, attention_dropout=rate)
+            if settings.num_groups is not None:
+                config["num_groups"] = settings.num_groups
             backbone = AlbertBackbone(**config)
             pretrainer = AlbertPretrainer(
                 backbone, sentence_task=settings.sentence_task,

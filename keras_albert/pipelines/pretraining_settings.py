@@ -50,6 +50,10 @@ class PretrainingSettings:
     # or the preset's when continuing). A continued run on text it has seen
     # many times may need more regularisation than the preset was built with.
     dropout: float = None
+    # Weight groups of the encoder (default: the config's, or the preset's).
+    # When continuing, each new group starts as a copy of the shared weights
+    # its layers used: more parameters at the same compute per step.
+    num_groups: int = None
     # Sentence-level distillation: a directory of texts.txt + vectors.npy
     # from a teacher; its texts go through an extra head at this length.
     teacher_embeddings: str = None

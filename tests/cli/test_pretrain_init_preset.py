@@ -177,3 +177,46 @@ def test_dropout_outside_zero_to_one_is_refused_before_any_work(bad, tmp_path):
     with pytest.raises(ValueError, match=r"`dropout` must be None or a rate in \[0, 1\)\. Received: dropout="):
         run_pretraining(settings)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.large
+def test_more_groups_start_as_copies_of_the_presets_weights(base_preset, tmp_path):
+    root, preset = base_preset
+    settings = _settings("unused.txt", tmp_path / "out", init_preset=str(preset), num_groups=2)
+    continued = pretraining_pipeline.initial_pretrainer(settings)
+    original = keras_albert.AlbertPretrainer.from_preset(str(preset))
+    assert (original.backbone.num_groups, continued.backbone.num_groups) == (1, 2)
+    assert continued.backbone.count_params() > original.backbone.count_params()
+    for ours, theirs in zip(continued.masked_lm_head.get_weights(),
+                            original.masked_lm_head.get_weights(), strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    inputs = {"token_ids": np.array([[2, 5, 9, 11, 3, 0]]), "segment_ids": np.zeros((1, 6), "int32"),
+              "padding_mask": np.array([[1, 1, 1, 1, 1, 0]])}
+    np.testing.assert_allclose(
+        continued.backbone(inputs)["sequence_output"], original.backbone(inputs)["sequence_output"],
+        atol=1e-5)
+
+
+@pytest.mark.large
+def test_continued_run_with_more_groups_keeps_them_and_refuses_merging(base_preset, tmp_path):
+    root, preset = base_preset
+    corpus = _corpus(tmp_path / "more.txt", seed=5)
+    run_pretraining(_settings(corpus, tmp_path / "grouped", init_preset=str(preset), num_groups=2,
+                              train_steps=2, checkpoint_every=2))
+    saved = keras_albert.AlbertBackbone.from_preset(str(tmp_path / "grouped" / "preset"))
+    assert saved.num_groups == 2
+    # Back to one group would merge the two trained groups: refused up front.
+    settings = _settings(corpus, tmp_path / "merged", init_preset=str(tmp_path / "grouped" / "preset"),
+                         num_groups=1)
+    with pytest.raises(ValueError, match="`num_groups=1` would merge the weights of 'group_0_inner_0' and 'group_1_inner_0'"):
+        run_pretraining(settings)
+    assert not (tmp_path / "merged").exists()
+
+
+@pytest.mark.parametrize("bad", [0, 3, "2", True])
+def test_bad_num_groups_is_refused_before_any_work(bad, tmp_path):
+    # The config has 2 layers: 3 groups would leave one unused.
+    settings = _settings(_corpus(tmp_path / "g.txt", seed=10), tmp_path / "out", num_groups=bad)
+    with pytest.raises(ValueError, match="num_groups"):
+        run_pretraining(settings)
+    assert not (tmp_path / "out").exists()
