@@ -7,6 +7,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import random
 
+import numpy as np
 import pytest
 
 _WORDS = (
@@ -25,6 +26,18 @@ def synthetic_sentences(count=2000, seed=0):
         " ".join(rng.choice(_WORDS) for _ in range(rng.randint(3, 12))) + "."
         for _ in range(count)
     ]
+
+
+def backbone_inputs(length, batch=2, seed=0):
+    """Random backbone inputs: the second row half padding, two segments."""
+    rng = np.random.default_rng(seed)
+    mask = np.ones((batch, length), "int32")
+    mask[1, length // 2:] = 0
+    return {
+        "token_ids": rng.integers(5, 120, (batch, length)).astype("int32"),
+        "segment_ids": (np.arange(length) >= length // 3).astype("int32")[None].repeat(batch, 0),
+        "padding_mask": mask,
+    }
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,9 @@ CONFIG = json.dumps(
     dict(num_layers=2, num_heads=2, embedding_dim=8, hidden_dim=16,
          intermediate_dim=32, max_sequence_length=32, dropout=0.0)
 )
+# One short, partly padded sequence for comparing outputs.
+INPUTS = {"token_ids": np.array([[2, 5, 9, 11, 3, 0]]), "segment_ids": np.zeros((1, 6), "int32"),
+          "padding_mask": np.array([[1, 1, 1, 1, 1, 0]])}
 
 
 def _corpus(path, seed):
@@ -161,14 +164,12 @@ def test_dropout_override_keeps_the_presets_weights_and_heads(base_preset, tmp_p
     assert (continued.backbone.dropout, continued.backbone.attention_dropout) == (0.25, 0.25)
     for ours, theirs in zip(continued.get_weights(), original.get_weights(), strict=True):
         np.testing.assert_array_equal(ours, theirs)
-    inputs = {"token_ids": np.array([[2, 5, 9, 11, 3, 0]]), "segment_ids": np.zeros((1, 6), "int32"),
-              "padding_mask": np.array([[1, 1, 1, 1, 1, 0]])}
     # Inference matches the preset; training now drops units.
     np.testing.assert_allclose(
-        continued.backbone(inputs)["sequence_output"], original.backbone(inputs)["sequence_output"],
+        continued.backbone(INPUTS)["sequence_output"], original.backbone(INPUTS)["sequence_output"],
         atol=1e-6)
-    first = continued.backbone(inputs, training=True)["sequence_output"]
-    assert not np.allclose(first, original.backbone(inputs)["sequence_output"], atol=1e-4)
+    first = continued.backbone(INPUTS, training=True)["sequence_output"]
+    assert not np.allclose(first, original.backbone(INPUTS)["sequence_output"], atol=1e-4)
 
 
 @pytest.mark.parametrize("bad", [-0.1, 1.0, "0.1", True])
@@ -190,10 +191,8 @@ def test_more_groups_start_as_copies_of_the_presets_weights(base_preset, tmp_pat
     for ours, theirs in zip(continued.masked_lm_head.get_weights(),
                             original.masked_lm_head.get_weights(), strict=True):
         np.testing.assert_array_equal(ours, theirs)
-    inputs = {"token_ids": np.array([[2, 5, 9, 11, 3, 0]]), "segment_ids": np.zeros((1, 6), "int32"),
-              "padding_mask": np.array([[1, 1, 1, 1, 1, 0]])}
     np.testing.assert_allclose(
-        continued.backbone(inputs)["sequence_output"], original.backbone(inputs)["sequence_output"],
+        continued.backbone(INPUTS)["sequence_output"], original.backbone(INPUTS)["sequence_output"],
         atol=1e-5)
 
 

@@ -4,17 +4,7 @@ import numpy as np
 import pytest
 
 import keras_albert
-
-
-def inputs(length=12, batch=2, seed=0):
-    rng = np.random.default_rng(seed)
-    mask = np.ones((batch, length), "int32")
-    mask[1, length // 2:] = 0
-    return {
-        "token_ids": rng.integers(5, 120, (batch, length)).astype("int32"),
-        "segment_ids": (np.arange(length) >= length // 3).astype("int32")[None].repeat(batch, 0),
-        "padding_mask": mask,
-    }
+from tests.conftest import backbone_inputs
 
 
 def encoder_kernels(backbone, owner):
@@ -40,7 +30,7 @@ def test_outputs_equal_and_groups_start_as_copies(tiny_backbone_config, options,
     assert regrouped.num_groups == new_groups
     assert regrouped.get_config()["num_groups"] == new_groups
     assert regrouped.count_params() > shared.count_params()
-    before, after = shared(inputs()), regrouped(inputs())
+    before, after = shared(backbone_inputs(12)), regrouped(backbone_inputs(12))
     for name in ("sequence_output", "pooled_output"):
         np.testing.assert_allclose(after[name], before[name], atol=1e-5)
     # Every layer's new group holds the weights of its old group, in
@@ -55,7 +45,7 @@ def test_outputs_equal_and_groups_start_as_copies(tiny_backbone_config, options,
     first_variable.assign(first_variable.numpy() + 1.0)
     np.testing.assert_array_equal(encoder_kernels(regrouped, last)[0], last_before)
     # The original is untouched.
-    np.testing.assert_allclose(shared(inputs())["sequence_output"], before["sequence_output"])
+    np.testing.assert_allclose(shared(backbone_inputs(12))["sequence_output"], before["sequence_output"])
 
 
 def test_same_number_of_groups_returns_the_backbone(tiny_backbone_config):
@@ -70,7 +60,7 @@ def test_preset_round_trip_keeps_the_groups(tiny_backbone_config, tmp_path):
     loaded = keras_albert.AlbertBackbone.from_preset(str(tmp_path / "preset"))
     assert loaded.num_groups == 4
     np.testing.assert_allclose(
-        loaded(inputs())["sequence_output"], shared(inputs())["sequence_output"], atol=1e-5
+        loaded(backbone_inputs(12))["sequence_output"], shared(backbone_inputs(12))["sequence_output"], atol=1e-5
     )
 
 

@@ -5,17 +5,7 @@ import pytest
 
 import keras_albert
 from keras_albert.models.position_extension import tiled_positions
-
-
-def inputs(length, batch=2, seed=0):
-    rng = np.random.default_rng(seed)
-    mask = np.ones((batch, length), "int32")
-    mask[1, length // 2:] = 0
-    return {
-        "token_ids": rng.integers(5, 120, (batch, length)).astype("int32"),
-        "segment_ids": (np.arange(length) >= length // 3).astype("int32")[None].repeat(batch, 0),
-        "padding_mask": mask,
-    }
+from tests.conftest import backbone_inputs as inputs
 
 
 def position_table(backbone):
