@@ -7,6 +7,12 @@ squares over the points from `--from_tokens` on. It prints the points
 gained per doubling of tokens and where the line reaches each target: a
 projection of the measured curve, only as good as the straight line is.
 
+A straight line in log tokens never levels off, so it also fits a curve
+that does, `a - b * (tokens / first)^-c` (the saturating power law of
+learning curves), and prints its ceiling `a` with one standard error:
+when the curve bends below the line, the ceiling says whether more of
+the same run can reach the target at all.
+
     python tools/pretraining_trend.py \\
         --stages_file tools/progress/albert_tiny_en_stages.txt \\
         --stage "v11: fresh pairs=tools/progress/albert_tiny_en_v11/curve.jsonl" \\
@@ -38,6 +44,42 @@ def tokens_at(target, slope, intercept):
     if slope <= 0:
         return math.inf
     return 2.0 ** ((target - intercept) / slope)
+
+
+def saturating_trend(points):
+    """`(ceiling, its standard error, b, c)` of y = a - b * (x / x[0])^-c.
+
+    Least squares with a in [0, 1], b >= 0, c in (0, 4]. The first point
+    scales x so that b and c stay near 1 whatever the token counts.
+    """
+    from scipy.optimize import curve_fit  # scikit-learn's dependency; only this fit needs it
+
+    first = points[0][0]
+    x = np.array([tokens / first for tokens, _ in points])
+    y = np.array([value for _, value in points])
+
+    def curve(x, a, b, c):
+        return a - b * x ** -c
+
+    start = (min(1.0, y.max() + 0.01), max(y.max() - y.min(), 1e-3), 0.5)
+    values, covariance = curve_fit(
+        curve, x, y, p0=start, bounds=([0, 0, 1e-3], [1, 1, 4]), maxfev=20000
+    )
+    a, b, c = (float(v) for v in values)
+    error = float(np.sqrt(covariance[0, 0])) if np.isfinite(covariance[0, 0]) else math.inf
+    return a, error, b, c
+
+
+def untrustworthy(a, error, b, c):
+    """True when the fit stopped near a bound or its ceiling is uncertain by over 10 points."""
+    return a > 0.999 or b < 1e-6 or c < 0.01 or c > 3.99 or not error <= 0.10
+
+
+def saturating_tokens_at(target, first, a, b, c):
+    """Where the saturating curve reaches `target`; infinity above its ceiling."""
+    if target >= a or b <= 0:
+        return math.inf
+    return first * (b / (a - target)) ** (1 / c)
 
 
 def trend_points(rows, marks, origin, from_tokens, key):
@@ -77,6 +119,14 @@ def main(argv=None):
         where = (f"{target:.0%} at {reach / 1e6:,.0f}M tokens, {reach / last:.1f}x the "
                  f"{last / 1e6:,.0f}M so far" if math.isfinite(reach) else f"{target:.0%} never")
         print(f"{key}: {slope * 100:+.2f} points per doubling over {len(points)} points; {where}")
+        a, error, b, c = saturating_trend(points)
+        reach = saturating_tokens_at(target, points[0][0], a, b, c)
+        where = (f"{target:.0%} at {reach / 1e6:,.0f}M tokens" if math.isfinite(reach)
+                 else f"{target:.0%} never")
+        caveat = ("; not trustworthy (stopped at a bound, or the ceiling is uncertain by "
+                  "over 10 points)" if untrustworthy(a, error, b, c) else "")
+        print(f"{key}: saturating fit levels off at {a:.1%} (one standard error "
+              f"{error * 100:.1f} points; exponent {c:.2f}); {where}{caveat}")
     return 0
 
 

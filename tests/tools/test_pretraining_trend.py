@@ -51,3 +51,35 @@ def test_bad_origin_and_too_few_points_are_refused(tmp_path):
         trend_tool.main(["--stage", f"v5 run={curve}", "--origin", "v9"])
     with pytest.raises(ValueError, match="a trend needs at least 3"):
         trend_tool.main(["--stage", f"v5 run={curve}", "--origin", "v5", "--from_tokens", "30"])
+
+
+def test_a_saturating_curve_is_recovered_with_its_ceiling():
+    # 0.40 - 0.20 * x^-0.5 over x = 1..64 (tokens scaled by the first point).
+    points = [(1e6 * x, 0.40 - 0.20 * x ** -0.5) for x in (1, 2, 4, 8, 16, 32, 64)]
+    a, error, b, c = trend_tool.saturating_trend(points)
+    assert (a, b, c) == (pytest.approx(0.40, abs=1e-4), pytest.approx(0.20, abs=1e-4),
+                         pytest.approx(0.5, abs=1e-3))
+    assert error < 1e-3
+    # 0.40 - 0.20 * x^-0.5 = 0.35 at x = 16.
+    assert trend_tool.saturating_tokens_at(0.35, 1e6, a, b, c) == pytest.approx(16e6, rel=1e-2)
+    assert trend_tool.saturating_tokens_at(0.45, 1e6, a, b, c) == math.inf
+
+
+def test_the_printout_gives_the_ceiling_and_refuses_a_target_above_it(tmp_path, capsys):
+    steps = [1, 2, 4, 8, 16, 32]
+    curve = _curve(tmp_path / "c.jsonl", 1000, steps,
+                   [0.30 - 0.10 * s ** -0.7 for s in steps], [0.62, 0.61, 0.63, 0.62, 0.61, 0.62])
+    assert trend_tool.main(["--stage", f"v5 run={curve}", "--origin", "v5"]) == 0
+    out = capsys.readouterr().out
+    assert "val_mlm_accuracy: saturating fit levels off at 30.0% (one standard error 0.0 points; exponent 0.70); 35% never\n" in out
+
+
+def test_a_fit_stopped_at_a_bound_is_flagged(tmp_path, capsys):
+    # Falling SOP: the best saturating curve is flat (b = 0), its ceiling meaningless.
+    steps = [1, 2, 4, 8, 16]
+    curve = _curve(tmp_path / "d.jsonl", 1000, steps, [0.1, 0.2, 0.25, 0.28, 0.29],
+                   [0.66, 0.64, 0.62, 0.60, 0.58])
+    assert trend_tool.main(["--stage", f"v5 run={curve}", "--origin", "v5"]) == 0
+    sop = [line for line in capsys.readouterr().out.splitlines()
+           if line.startswith("val_sentence_order_accuracy: saturating")]
+    assert sop and sop[0].endswith("not trustworthy (stopped at a bound, or the ceiling is uncertain by over 10 points)")
