@@ -52,7 +52,8 @@ def saturating_trend(points):
     Least squares with a in [0, 1], b >= 0, c in (0, 4]. The first point
     scales x so that b and c stay near 1 whatever the token counts.
     """
-    from scipy.optimize import curve_fit  # scikit-learn's dependency; only this fit needs it
+    # scipy comes with scikit-learn (the benchmarks extra); only this fit needs it.
+    from scipy.optimize import curve_fit
 
     first = points[0][0]
     x = np.array([tokens / first for tokens, _ in points])
