@@ -10,6 +10,7 @@ the original did, and training moves the copies apart from there.
 
 from keras_albert.layers.sharing import sharing_plan
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.weight_copy import copy_weights_by_path
 from keras_albert.utils.validation import check_positive_int
 
 
@@ -76,11 +77,8 @@ def with_layer_groups(backbone, num_groups):
 
     # Embeddings and pooler keep their paths; the encoder's sublayers are
     # named by owner, so they are copied owner by owner below.
-    encoder_paths = {v.path for v in regrouped.encoder.weights}
-    source = {v.path: v for v in backbone.weights}
-    for variable in regrouped.weights:
-        if variable.path not in encoder_paths:
-            variable.assign(source[variable.path])
+    encoder_paths = {variable.path for variable in regrouped.encoder.weights}
+    copy_weights_by_path(backbone, regrouped, skip=encoder_paths.__contains__)
     old, new = backbone.encoder, regrouped.encoder
     for owner, old_owner in sources.items():
         for sublayers, old_sublayers in (

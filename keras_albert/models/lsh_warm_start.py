@@ -9,6 +9,7 @@ supersense task by `tools/lsh_quality.py`; see README.
 """
 
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.weight_copy import copy_weights_by_path
 
 
 def lsh_backbone_from(backbone, **lsh_arguments):
@@ -30,11 +31,9 @@ def lsh_backbone_from(backbone, **lsh_arguments):
         )
     config.update(attention="lsh", attention_kwargs={}, **lsh_arguments)
     lsh = AlbertBackbone.from_config(config)
-    source = {variable.path: variable for variable in backbone.weights}
-    for variable in lsh.weights:
-        if variable.path.endswith("rotations"):
-            continue  # LSH's own random rotations
-        if variable.path not in source:
-            raise ValueError(f"No full-attention weight for {variable.path!r}.")
-        variable.assign(source[variable.path])
+    copy_weights_by_path(
+        backbone, lsh,
+        skip=lambda path: path.endswith("rotations"),  # LSH's own random rotations
+        source_name="full-attention",
+    )
     return lsh

@@ -9,6 +9,7 @@ unchanged, so inputs that fit in the old length give the same outputs.
 """
 
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.weight_copy import copy_weights_by_path
 from keras_albert.utils.validation import check_positive_int
 
 POSITION_WEIGHT = "position_embeddings"
@@ -65,17 +66,16 @@ def extend_positions(backbone, max_sequence_length):
     config = backbone.get_config()
     config["max_sequence_length"] = max_sequence_length
     extended = AlbertBackbone.from_config(config)
-    source = {variable.path: variable for variable in backbone.weights}
-    if len(source) != len(extended.weights):
+    if len(backbone.weights) != len(extended.weights):
         raise ValueError(
             f"The rebuilt backbone has {len(extended.weights)} weights, the "
-            f"original {len(source)}; cannot copy them one to one."
+            f"original {len(backbone.weights)}; cannot copy them one to one."
         )
-    for variable in extended.weights:
-        if variable.path not in source:
-            raise ValueError(f"No original weight for {variable.path!r}.")
-        value = source[variable.path].numpy()
-        if variable.path.endswith(POSITION_WEIGHT):
-            value = tiled_positions(value, max_sequence_length)
-        variable.assign(value)
+
+    def tile_positions(path, value):
+        if path.endswith(POSITION_WEIGHT):
+            return tiled_positions(value, max_sequence_length)
+        return value
+
+    copy_weights_by_path(backbone, extended, transform=tile_positions)
     return extended
