@@ -34,7 +34,7 @@ from keras_albert.datasets import supersense_held_out_sample
 from keras_albert.export.task_loading import load_task
 from keras_albert.export.tflite_export import QUANTIZATIONS
 from keras_albert.export.tflite_export import export_tflite
-from keras_albert.models.preset_resolution import resolve_preset
+from keras_albert.presets.preset_resolution import resolve_preset
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import client_environments  # noqa: E402

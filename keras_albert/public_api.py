@@ -34,9 +34,9 @@ from keras_albert.models.albert_question_answerer_preprocessor import (  # noqa:
     AlbertQuestionAnswererPreprocessor,
 )
 from keras_albert.models.albert_tokenizer import AlbertTokenizer  # noqa: F401
-from keras_albert.models.preset_resolution import list_presets  # noqa: F401
-from keras_albert.models.position_extension import extend_positions  # noqa: F401
-from keras_albert.models.layer_groups import with_layer_groups  # noqa: F401
+from keras_albert.presets.preset_resolution import list_presets  # noqa: F401
+from keras_albert.editing.position_extension import extend_positions  # noqa: F401
+from keras_albert.editing.layer_groups import with_layer_groups  # noqa: F401
 
 # Registers the keras-hub preset converter (official presets are published in
 # keras-hub's format).

@@ -1,4 +1,4 @@
-"""Imports point one way: utils <- layers <- models <- data/training/export/convert <- cli."""
+"""Imports point one way: utils <- (layers, presets) <- models <- (editing, data, training, export, convert) <- pipelines <- cli."""
 
 import ast
 import importlib.util
@@ -11,6 +11,9 @@ _spec = importlib.util.spec_from_file_location("update_build", ROOT / "tools" / 
 _update_build = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_update_build)
 LIBRARIES = _update_build.LIBRARIES
+# A module that imports a backend's own library is named after the backend
+# (`reversible_gradient_jax.py`) and imported only when Keras runs on it.
+BACKEND_LIBRARIES = ("tensorflow", "jax", "torch")
 
 
 def _allowed(library, seen=None):
@@ -34,8 +37,8 @@ def _imported_subpackages(path):
             parts = name.split(".")
             if parts[0] == "keras_albert" and len(parts) > 1:
                 yield parts[1], node.lineno
-            if parts[0] == "tensorflow":
-                yield "tensorflow", node.lineno
+            if parts[0] in BACKEND_LIBRARIES:
+                yield parts[0], node.lineno
 
 
 EXISTING = [n for n in LIBRARIES if n != "cli" and (ROOT / "keras_albert" / n).is_dir()]
@@ -51,9 +54,12 @@ def test_library_imports_only_its_dependencies(library):
     violations = []
     for path in sorted(directory.rglob("*.py")):
         for imported, line in _imported_subpackages(path):
-            if imported == "tensorflow":
-                if library == "layers":
-                    violations.append(f"{path.relative_to(ROOT)}:{line} imports tensorflow (use keras.ops)")
+            if imported in BACKEND_LIBRARIES:
+                if library == "layers" and not path.stem.endswith(f"_{imported}"):
+                    violations.append(
+                        f"{path.relative_to(ROOT)}:{line} imports {imported} "
+                        f"(use keras.ops, or a module named *_{imported}.py)"
+                    )
             elif imported not in allowed and imported in LIBRARIES:
                 violations.append(f"{path.relative_to(ROOT)}:{line} imports keras_albert.{imported}")
     assert not violations, "\n".join(violations)

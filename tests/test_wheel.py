@@ -105,7 +105,7 @@ _CHILD = textwrap.dedent("""
 
     import keras_albert
     from keras_albert import datasets
-    from keras_albert.models.preset_resolution import resolve_preset
+    from keras_albert.presets.preset_resolution import resolve_preset
 
     classifier = keras_albert.AlbertClassifier.from_preset({preset!r})
     logits = classifier.predict([{text!r}], verbose=0)

@@ -21,7 +21,7 @@ import numpy as np
 
 import keras_albert
 from keras_albert import datasets
-from keras_albert.models.lsh_warm_start import lsh_backbone_from
+from keras_albert.editing.lsh_warm_start import lsh_backbone_from
 from keras_albert.training import WarmupLinearDecay
 
 

@@ -121,7 +121,7 @@ def run(flag_values):
     from keras_albert.export.task_loading import load_task
     from keras_albert.export.tfhub_export import export_tfhub
     from keras_albert.export.tflite_export import export_tflite
-    from keras_albert.models.preset_resolution import resolve_preset
+    from keras_albert.presets.preset_resolution import resolve_preset
 
     name, fmt, output, overwrite = flag_values.preset, flag_values.format, flag_values.output, flag_values.overwrite
     _check_combination(flag_values)

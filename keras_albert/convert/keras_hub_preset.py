@@ -2,7 +2,7 @@
 
 The official ALBERT v2 presets are published in keras-hub's format; this is
 what lets `keras_albert.AlbertClassifier.from_preset("albert_base_en_uncased")`
-use them. Registered with `keras_albert.models.preset_resolution` on import.
+use them. Registered with `keras_albert.presets.preset_resolution` on import.
 keras-hub's weight keys are positional, so both directions go through its
 `AlbertBackbone` class. A fine-tuned `AlbertTextClassifier` travels whole
 both ways: head, dropout, activation, packed length, and class names in
@@ -35,9 +35,9 @@ from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.models.albert_masked_lm import AlbertMaskedLM
 from keras_albert.models.albert_pretrainer import AlbertPretrainer
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
-from keras_albert.models.preset_resolution import register_foreign_preset_converter
-from keras_albert.models.preset_resolution import resolve_preset
-from keras_albert.models.preset_validation import check_preset_directory
+from keras_albert.presets.preset_resolution import register_foreign_preset_converter
+from keras_albert.presets.preset_resolution import resolve_preset
+from keras_albert.presets.preset_validation import check_preset_directory
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.label_file import write_label_file
 from keras_albert.utils.progress import logged_step

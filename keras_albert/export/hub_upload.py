@@ -16,7 +16,7 @@ before (empty, private by default) may remain.
 
 import re
 
-from keras_albert.models.preset_resolution import network_available
+from keras_albert.presets.preset_resolution import network_available
 from keras_albert.utils.atomic_directory import MARKER_FILE
 
 ACCEPTED_HANDLES = (

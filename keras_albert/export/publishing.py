@@ -46,8 +46,8 @@ from keras_albert.export.tfhub_export import export_tfhub
 from keras_albert.models.albert_presets import BUNDLED_PRESET_DESCRIPTIONS
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
 from keras_albert.models.label_names import check_label_names
-from keras_albert.models.preset_resolution import bundled_presets
-from keras_albert.models.preset_resolution import resolve_preset
+from keras_albert.presets.preset_resolution import bundled_presets
+from keras_albert.presets.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_directory import MARKER_FILE
 from keras_albert.utils.atomic_directory import artifact_kind
 from keras_albert.utils.atomic_directory import atomic_directory

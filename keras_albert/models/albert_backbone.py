@@ -7,10 +7,10 @@ from keras_hub.models import Backbone
 
 from keras_albert.layers.factorized_embedding import AlbertFactorizedEmbedding
 from keras_albert.layers.heads import AlbertPooler
+from keras_albert.layers.reversible_encoder import AlbertReversibleEncoder
 from keras_albert.layers.shared_encoder import AlbertEncoder
 from keras_albert.layers.trigram_embedding import AlbertTrigramEmbedding
-from keras_albert.models.preset_resolution import PresetResolutionMixin
-from keras_albert.models.reversible_encoder import AlbertReversibleEncoder
+from keras_albert.presets.preset_resolution import PresetResolutionMixin
 from keras_albert.utils.native_notices import drop_grain_notices
 from keras_albert.utils.validation import check_choice
 

@@ -7,11 +7,11 @@ from keras_hub.models import MaskedLM
 
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_masked_lm_preprocessor import AlbertMaskedLMPreprocessor
-from keras_albert.models.preset_resolution import PresetResolutionMixin
-from keras_albert.models.preset_resolution import resolve_preset
 from keras_albert.models.tied_masked_lm import load_masked_lm_head_weights
 from keras_albert.models.tied_masked_lm import masked_lm_inputs
 from keras_albert.models.tied_masked_lm import tied_masked_lm_head
+from keras_albert.presets.preset_resolution import PresetResolutionMixin
+from keras_albert.presets.preset_resolution import resolve_preset
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")

@@ -17,13 +17,13 @@ from keras_albert.models.input_validation import check_same_count
 from keras_albert.models.input_validation import choice_count
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import LengthBucketedMixin
-from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.serving_signature import ServingSignature
 from keras_albert.models.serving_signature import check_serving_preprocessor
 from keras_albert.models.serving_signature import float32_logits
 from keras_albert.models.serving_signature import logit_outputs
 from keras_albert.models.serving_signature import pooled_logits
 from keras_albert.models.serving_signature import string_spec
+from keras_albert.presets.preset_resolution import PresetResolutionMixin
 from keras_albert.utils.validation import check_rate
 
 

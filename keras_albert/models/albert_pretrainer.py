@@ -5,9 +5,9 @@ from keras_hub.models import Task
 
 from keras_albert.layers.heads import AlbertSentenceOrderHead
 from keras_albert.models.albert_backbone import AlbertBackbone
-from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.tied_masked_lm import masked_lm_inputs
 from keras_albert.models.tied_masked_lm import tied_masked_lm_head
+from keras_albert.presets.preset_resolution import PresetResolutionMixin
 from keras_albert.utils.validation import check_positive_int
 
 SENTENCE_TASKS = ("sop", "nsp", "none")

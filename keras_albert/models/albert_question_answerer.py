@@ -15,13 +15,13 @@ from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import DEFAULT_BUCKETS
 from keras_albert.models.length_buckets import check_buckets
 from keras_albert.models.length_buckets import predict_packed
-from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.question_answering_serving import best_answers_over_windows
 from keras_albert.models.question_answering_serving import windowed_qa_features
 from keras_albert.models.question_answering_spans import best_answers
 from keras_albert.models.serving_signature import ServingSignature
 from keras_albert.models.serving_signature import check_serving_preprocessor
 from keras_albert.models.serving_signature import string_spec
+from keras_albert.presets.preset_resolution import PresetResolutionMixin
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")

@@ -6,8 +6,8 @@ from keras_hub.models import Preprocessor
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin
-from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.question_answering_spans import build_windows
+from keras_albert.presets.preset_resolution import PresetResolutionMixin
 from keras_albert.utils.validation import check_sequence_length
 
 

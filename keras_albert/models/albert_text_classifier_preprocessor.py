@@ -14,7 +14,7 @@ from keras_albert.models.preprocessor_inputs import int32_padding_mask
 from keras_albert.models.preprocessor_inputs import is_empty_list_batch
 from keras_albert.models.preprocessor_inputs import text_pair_as_segments
 from keras_albert.models.preprocessor_inputs import with_static_batch_size
-from keras_albert.models.preset_resolution import PresetResolutionMixin
+from keras_albert.presets.preset_resolution import PresetResolutionMixin
 from keras_albert.utils.validation import check_sequence_length
 
 

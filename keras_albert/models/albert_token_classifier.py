@@ -21,11 +21,11 @@ from keras_albert.models.length_buckets import DEFAULT_BUCKETS
 from keras_albert.models.length_buckets import PackedInputsMixin
 from keras_albert.models.length_buckets import check_buckets
 from keras_albert.models.length_buckets import predict_packed
-from keras_albert.models.preset_resolution import PresetResolutionMixin
 from keras_albert.models.serving_signature import ServingSignature
 from keras_albert.models.serving_signature import check_serving_preprocessor
 from keras_albert.models.serving_signature import float32_logits
 from keras_albert.models.serving_signature import string_spec
+from keras_albert.presets.preset_resolution import PresetResolutionMixin
 from keras_albert.utils.validation import check_positive_int
 from keras_albert.utils.validation import check_rate
 

@@ -9,7 +9,7 @@ from keras_hub.src.utils.tensor_utils import preprocessing_function
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin
-from keras_albert.models.preset_resolution import PresetResolutionMixin
+from keras_albert.presets.preset_resolution import PresetResolutionMixin
 from keras_albert.utils.validation import check_sequence_length
 
 # Packed positions that belong to no word ([CLS], [SEP], padding).

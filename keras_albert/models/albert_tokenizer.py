@@ -13,7 +13,7 @@ from keras_hub.src.utils.tensor_utils import preprocessing_function
 from keras_hub.tokenizers import SentencePieceTokenizer
 
 from keras_albert.models.albert_backbone import AlbertBackbone
-from keras_albert.models.preset_resolution import PresetResolutionMixin
+from keras_albert.presets.preset_resolution import PresetResolutionMixin
 from keras_albert.utils.native_notices import SENTENCEPIECE_NOTICES
 from keras_albert.utils.native_notices import notices_held_back
 

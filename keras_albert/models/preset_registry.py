@@ -15,8 +15,8 @@ from keras_hub.src.utils.preset_utils import BUILTIN_PRESETS_FOR_BACKBONE
 
 from keras_albert.models.albert_presets import BUNDLED_PRESET_DESCRIPTIONS
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
-from keras_albert.models.preset_resolution import bundled_presets
-from keras_albert.models.preset_resolution import bundled_presets_dir
+from keras_albert.presets.preset_resolution import bundled_presets
+from keras_albert.presets.preset_resolution import bundled_presets_dir
 
 
 def _bundled_entry(name):

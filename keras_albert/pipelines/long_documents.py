@@ -22,6 +22,8 @@ import keras
 import numpy as np
 
 from keras_albert.datasets.long_documents import build_long_document_task
+from keras_albert.editing.lsh_warm_start import lsh_backbone_from
+from keras_albert.editing.position_extension import extend_positions
 from keras_albert.layers.lsh_hashing import reformer_num_buckets
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_classifier import POOLING_CHOICES
@@ -30,8 +32,6 @@ from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
-from keras_albert.models.lsh_warm_start import lsh_backbone_from
-from keras_albert.models.position_extension import extend_positions
 from keras_albert.pipelines.classifier_fine_tuning import ClassifierRecipe
 from keras_albert.pipelines.classifier_fine_tuning import fine_tune_classifier
 from keras_albert.pipelines.text_baselines import classification_scores

@@ -38,6 +38,8 @@ from keras_albert.data.pretraining_tfrecords import pretraining_dataset
 from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
 from keras_albert.data.sentencepiece_training import train_sentencepiece
 from keras_albert.data.teacher_embeddings import TeacherEmbeddings
+from keras_albert.editing.layer_groups import group_sources
+from keras_albert.editing.layer_groups import with_layer_groups
 from keras_albert.layers.sharing import validate_sharing
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
@@ -48,11 +50,9 @@ from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
-from keras_albert.models.layer_groups import group_sources
-from keras_albert.models.layer_groups import with_layer_groups
-from keras_albert.models.preset_resolution import resolve_preset
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.training_curves import plot_pretraining_curve
+from keras_albert.presets.preset_resolution import resolve_preset
 from keras_albert.training.curve_log import CurveLog
 from keras_albert.training.curve_log import read_curve
 from keras_albert.training.lamb import AlbertLamb

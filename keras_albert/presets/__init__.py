@@ -1,5 +1,6 @@
-"""The bundled presets, shipped as package data (one directory each).
+"""The bundled presets, shipped as package data (one directory each), and
+the code that resolves, checks and saves presets.
 
-`keras_albert.models.preset_resolution` finds them through
-`importlib.resources`; this package holds no code of its own.
+`preset_resolution` finds the bundled ones through `importlib.resources`.
+This package sits below `models/`, which calls it.
 """

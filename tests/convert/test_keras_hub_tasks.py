@@ -11,7 +11,7 @@ import keras_albert
 from keras_albert.cli.main import main
 from keras_albert.convert import from_keras_hub_preset
 from keras_albert.convert import to_keras_hub_preset
-from keras_albert.models.preset_resolution import bundled_presets_dir
+from keras_albert.presets.preset_resolution import bundled_presets_dir
 from keras_albert.utils.label_file import read_label_file
 from keras_albert.utils.label_file import write_label_file
 

@@ -13,7 +13,7 @@ from keras_albert import datasets
 from keras_albert.export import publishing
 from keras_albert.export.label_file import read_label_file
 from keras_albert.export.publishing import publish_preset
-from keras_albert.models.preset_resolution import bundled_presets_dir
+from keras_albert.presets.preset_resolution import bundled_presets_dir
 from keras_albert.utils.atomic_directory import artifact_kind
 
 SUPERSENSE = "albert_tiny_en_student_supersense"

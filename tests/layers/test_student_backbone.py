@@ -9,7 +9,7 @@ import keras_albert
 from keras_albert.layers import AlbertBottleneckAttentionSublayer
 from keras_albert.layers import AlbertTrigramEmbedding
 from keras_albert.layers import NoNorm
-from keras_albert.models.preset_resolution import bundled_presets_dir
+from keras_albert.presets.preset_resolution import bundled_presets_dir
 from tests.harness import run_preset_round_trip
 
 STUDENT = dict(

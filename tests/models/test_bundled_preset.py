@@ -5,8 +5,8 @@ import json
 import pytest
 
 import keras_albert
-from keras_albert.models.preset_resolution import bundled_presets
-from keras_albert.models.preset_resolution import bundled_presets_dir
+from keras_albert.presets.preset_resolution import bundled_presets
+from keras_albert.presets.preset_resolution import bundled_presets_dir
 
 PRESET = bundled_presets_dir() / "albert_tiny_en"
 

@@ -10,7 +10,7 @@ import pytest
 import keras_albert
 from keras_albert import datasets
 from keras_albert.export.tflite_export import export_tflite
-from keras_albert.models.preset_resolution import bundled_presets_dir
+from keras_albert.presets.preset_resolution import bundled_presets_dir
 
 SAVED_MODELS = bundled_presets_dir()
 SUPERSENSE = "albert_tiny_en_student_supersense"

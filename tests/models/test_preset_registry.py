@@ -11,8 +11,8 @@ import keras_albert
 from keras_albert import models
 from keras_albert import tokenizers
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
-from keras_albert.models.preset_resolution import bundled_presets
-from keras_albert.models.preset_resolution import bundled_presets_dir
+from keras_albert.presets.preset_resolution import bundled_presets
+from keras_albert.presets.preset_resolution import bundled_presets_dir
 
 BUNDLED = ("albert_tiny_en", "albert_tiny_en_student", "albert_tiny_en_student_supersense")
 CLASSES = [

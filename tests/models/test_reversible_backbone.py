@@ -6,7 +6,7 @@ import pytest
 import tensorflow as tf
 
 import keras_albert
-from keras_albert.models.reversible_encoder import AlbertReversibleEncoder
+from keras_albert.layers.reversible_encoder import AlbertReversibleEncoder
 
 LSH = dict(attention="lsh", attention_kwargs=dict(num_buckets=4, chunk_length=4, num_hashes=2, seed=2))
 

@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 import keras_albert
-from keras_albert.models import preset_resolution
+from keras_albert.presets import preset_resolution
 from keras_albert.utils import package_resources
 
 

@@ -8,8 +8,8 @@ fine-tuned (or pretrained a little) with LSH. Measured on the bundled
 supersense task by `tools/lsh_quality.py`; see README.
 """
 
+from keras_albert.editing.weight_copy import copy_weights_by_path
 from keras_albert.models.albert_backbone import AlbertBackbone
-from keras_albert.models.weight_copy import copy_weights_by_path
 
 
 def lsh_backbone_from(backbone, **lsh_arguments):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import keras_albert
-from keras_albert.models.lsh_warm_start import lsh_backbone_from
+from keras_albert.editing.lsh_warm_start import lsh_backbone_from
 
 LSH = dict(lsh_num_hashes=2, lsh_num_buckets=4, lsh_chunk_length=8, lsh_seed=3)
 

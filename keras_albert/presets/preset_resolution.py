@@ -17,10 +17,10 @@ import threading
 import keras
 from keras.src.saving.serialization_lib import SafeModeScope
 
-from keras_albert.models.albert_presets import OFFICIAL_PRESETS
-from keras_albert.models.albert_presets import PRESET_ALIASES
-from keras_albert.models.preset_validation import check_preset_directory
-from keras_albert.models.preset_weights_check import check_weights_file
+from keras_albert.presets.official_presets import OFFICIAL_PRESETS
+from keras_albert.presets.official_presets import PRESET_ALIASES
+from keras_albert.presets.preset_validation import check_preset_directory
+from keras_albert.presets.preset_weights_check import check_weights_file
 from keras_albert.utils.atomic_directory import atomic_directory_update
 from keras_albert.utils.atomic_directory import recover_interrupted
 from keras_albert.utils.package_resources import package_directory

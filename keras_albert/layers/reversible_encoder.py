@@ -23,10 +23,16 @@ between the forward and the backward pass, so dropout and LSH rotations
 redrawn per step are refused (ALBERT v2 trains without dropout).
 """
 
+import importlib
+
 import keras
-import tensorflow as tf
 
 from keras_albert.layers.shared_encoder import AlbertEncoder
+
+_GRADIENT_MODULES = {
+    name: f"keras_albert.layers.reversible_gradient_{name}"
+    for name in ("tensorflow", "jax", "torch")
+}
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -86,104 +92,59 @@ class AlbertReversibleEncoder(AlbertEncoder):
 
     def reference_outputs(self, hidden_states, padding_mask=None):
         """Every layer's output by plain autodiff (activations stored)."""
+        return self.forward_streams(hidden_states, padding_mask)[0]
+
+    def block_owners(self):
+        """`(blocks, per_layer)`: the `(attention, ffn)` owners of every
+        block in order, and how many blocks each virtual layer runs."""
+        blocks = [owners for inner in self._owners() for owners in inner]
+        return blocks, [len(inner) for inner in self._owners()]
+
+    def forward_streams(self, hidden_states, padding_mask):
+        """Every layer's output and the last block's two streams."""
+        blocks, per_layer = self.block_owners()
         x1 = x2 = hidden_states
         outputs = []
-        for inner_plan in self._owners():
-            for attention_owner, feed_forward_owner in inner_plan:
-                x1 = x1 + self._attention_branch(attention_owner, x2, padding_mask)
-                x2 = x2 + self._feed_forward_branch(feed_forward_owner, x1)
+        index = 0
+        for count in per_layer:
+            for owners in blocks[index:index + count]:
+                x1 = x1 + self._attention_branch(owners[0], x2, padding_mask)
+                x2 = x2 + self._feed_forward_branch(owners[1], x1)
+            index += count
             outputs.append((x1 + x2) * 0.5)
-        return outputs
+        return outputs, x1, x2
+
+    def reversed_blocks(self, output_grads):
+        """Walks the blocks backwards: yields `(owners, layer_grad)` where
+        `layer_grad` is the gradient of the layer that ends at that block
+        (None inside a layer). The backends' gradients share this order."""
+        blocks, per_layer = self.block_owners()
+        index = len(blocks)
+        for layer in reversed(range(len(per_layer))):
+            first = True
+            for owners in reversed(blocks[index - per_layer[layer]:index]):
+                yield owners, output_grads[layer] if first else None
+                first = False
+            index -= per_layer[layer]
+
+    def sublayers_of(self, owners):
+        return (
+            self.attention_sublayers[owners[0]],
+            self.feed_forward_sublayers[owners[1]],
+        )
 
     def _reversible_outputs(self, hidden_states, padding_mask):
-        blocks = [owners for inner in self._owners() for owners in inner]
-        per_layer = [len(inner) for inner in self._owners()]
-        has_mask = padding_mask is not None
-        mask = padding_mask if has_mask else tf.zeros((), "int32")
-
-        @tf.custom_gradient
-        def run(x, mask):
-            block_mask = mask if has_mask else None
-            x1 = x2 = x
-            outputs = []
-            index = 0
-            for count in per_layer:
-                for owners in blocks[index:index + count]:
-                    x1 = x1 + self._attention_branch(owners[0], x2, block_mask)
-                    x2 = x2 + self._feed_forward_branch(owners[1], x1)
-                index += count
-                outputs.append((x1 + x2) * 0.5)
-            # Only the last block's streams are kept for the backward pass.
-            last = (tf.identity(x1), tf.identity(x2))
-
-            def backward(*output_grads, variables=None):
-                y1, y2 = last
-                dy1 = tf.zeros_like(y1)
-                dy2 = tf.zeros_like(y2)
-                gradients = {}
-                index = len(blocks)
-                for layer in reversed(range(len(per_layer))):
-                    # A layer's output is (y1 + y2) / 2.
-                    if output_grads[layer] is not None:
-                        half = output_grads[layer] * 0.5
-                        dy1, dy2 = dy1 + half, dy2 + half
-                    for owners in reversed(blocks[index - per_layer[layer]:index]):
-                        y1, y2, dy1, dy2 = self._reverse_block(
-                            owners, y1, y2, dy1, dy2, block_mask, gradients
-                        )
-                    index -= per_layer[layer]
-                variable_grads = [
-                    gradients.get(variable.ref()) for variable in variables or []
-                ]
-                return (dy1 + dy2, None), variable_grads
-
-            return outputs, backward
-
-        return run(hidden_states, mask)
-
-    def _reverse_block(self, owners, y1, y2, dy1, dy2, mask, gradients):
-        """Rebuilds one block's inputs from its outputs and back-propagates
-        `(dy1, dy2)` through it; adds its weight gradients to `gradients`."""
-        # The rebuild needs no gradient, so in a graph the executor could run
-        # every block's rebuild right after the forward pass and hold all of
-        # them at once, or put off the later blocks' weight gradients (and
-        # keep their activations). Waiting for this block's output gradients
-        # and every weight gradient so far keeps one block alive at a time.
-        with tf.control_dependencies([dy1, dy2] + list(gradients.values())):
-            y1, y2 = tf.identity(y1), tf.identity(y2)
-        attention = self.attention_sublayers[owners[0]]
-        feed_forward = self.feed_forward_sublayers[owners[1]]
-        feed_forward_variables = [v.value for v in feed_forward.trainable_variables]
-        attention_variables = [v.value for v in attention.trainable_variables]
-        with tf.GradientTape() as tape:
-            tape.watch(y1)
-            g = self._feed_forward_branch(owners[1], y1)
-        x2 = y2 - g
-        grads = tape.gradient(
-            g, [y1] + feed_forward_variables, output_gradients=dy2
-        )
-        dy1 = dy1 + grads[0]
-        self._accumulate(gradients, feed_forward_variables, grads[1:])
-        with tf.GradientTape() as tape:
-            tape.watch(x2)
-            f = self._attention_branch(owners[0], x2, mask)
-        x1 = y1 - f
-        grads = tape.gradient(
-            f, [x2] + attention_variables, output_gradients=dy1
-        )
-        dx2 = dy2 + grads[0]
-        self._accumulate(gradients, attention_variables, grads[1:])
-        return x1, x2, dy1, dx2
-
-    @staticmethod
-    def _accumulate(gradients, variables, grads):
-        for variable, grad in zip(variables, grads):
-            if grad is None:
-                continue
-            if isinstance(grad, tf.IndexedSlices):
-                grad = tf.convert_to_tensor(grad)
-            key = variable.ref()
-            gradients[key] = grad if key not in gradients else gradients[key] + grad
+        # The gradient needs each framework's own autodiff: the module of
+        # the running backend is imported here, so the others (TensorFlow
+        # included) are never needed.
+        backend = keras.config.backend()
+        if backend not in _GRADIENT_MODULES:
+            raise ValueError(
+                "Reversible layers train on the tensorflow, jax and torch "
+                f"backends. Received: KERAS_BACKEND={backend!r}"
+            )
+        module = importlib.import_module(_GRADIENT_MODULES[backend])
+        return module.reversible_outputs(self, hidden_states, padding_mask)
 
     def call(self, hidden_states, padding_mask=None, training=False):
         if training:

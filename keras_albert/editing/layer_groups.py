@@ -8,9 +8,9 @@ weights its layers used before: the returned backbone computes exactly what
 the original did, and training moves the copies apart from there.
 """
 
+from keras_albert.editing.weight_copy import copy_weights_by_path
 from keras_albert.layers.sharing import sharing_plan
 from keras_albert.models.albert_backbone import AlbertBackbone
-from keras_albert.models.weight_copy import copy_weights_by_path
 from keras_albert.utils.validation import check_positive_int
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import keras_albert
-from keras_albert.models import preset_resolution
+from keras_albert.presets import preset_resolution
 from tests.harness import run_preset_round_trip
 
 

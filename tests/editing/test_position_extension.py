@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import keras_albert
-from keras_albert.models.position_extension import tiled_positions
+from keras_albert.editing.position_extension import tiled_positions
 from tests.conftest import backbone_inputs as inputs
 
 

@@ -8,8 +8,8 @@ pretraining everywhere except at the seams. Every other weight is copied
 unchanged, so inputs that fit in the old length give the same outputs.
 """
 
+from keras_albert.editing.weight_copy import copy_weights_by_path
 from keras_albert.models.albert_backbone import AlbertBackbone
-from keras_albert.models.weight_copy import copy_weights_by_path
 from keras_albert.utils.validation import check_positive_int
 
 POSITION_WEIGHT = "position_embeddings"
