@@ -71,9 +71,9 @@ from keras_albert.convert.huggingface import export_huggingface  # noqa: E402
 from keras_albert.convert.keras_hub_weights import keras_hub_backbone_weights  # noqa: E402
 from keras_albert.convert.tf1_names import set_backbone_weights  # noqa: E402
 from keras_albert.data.bucketed_batches import bucketed_dataset  # noqa: E402
-from keras_albert.data.text_normalization import normalize_text  # noqa: E402
 from keras_albert.export import export_serving_saved_model  # noqa: E402
 from keras_albert.models.length_buckets import bucket_lengths  # noqa: E402
+from keras_albert.utils.text_normalization import normalize_text  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from recording import check_rounds  # noqa: E402

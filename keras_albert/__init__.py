@@ -1,10 +1,10 @@
-"""keras_albert: ALBERT for Keras 3 on TensorFlow."""
+"""keras_albert: ALBERT for Keras 3 (TensorFlow, JAX and PyTorch backends)."""
 
 import importlib
 import os
 import sys
 
-# The package is built and tested on the TensorFlow backend only.
+# TensorFlow stays the default; KERAS_BACKEND=jax or torch trains without it.
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 # TensorFlow's C++ INFO lines (CPU instruction sets, oneDNN) say nothing a
 # user can act on; warnings and errors still show. A value the user set
@@ -20,9 +20,12 @@ __version__ = "0.1.0"
 # left out then so `--help` answers at once; the CLI imports it before a
 # command runs.
 if sys.argv[:1] != ["-m"]:
-    from keras_albert.utils.native_notices import import_tensorflow_quietly
+    from keras_albert.utils.backend import check_backend
 
-    import_tensorflow_quietly()
+    if check_backend() == "tensorflow":
+        from keras_albert.utils.native_notices import import_tensorflow_quietly
+
+        import_tensorflow_quietly()
     from keras_albert.public_api import *  # noqa: F401, F403
 else:
     def __getattr__(name):

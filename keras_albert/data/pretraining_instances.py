@@ -38,7 +38,7 @@ from keras_albert.data.ngram_masking import CLS_ID
 from keras_albert.data.ngram_masking import SEP_ID
 from keras_albert.data.ngram_masking import NgramMasker
 from keras_albert.data.ngram_masking import start_piece_table
-from keras_albert.data.text_normalization import normalize_text
+from keras_albert.utils.text_normalization import normalize_text
 from keras_albert.utils.validation import check_fraction
 from keras_albert.utils.validation import check_positive_int
 

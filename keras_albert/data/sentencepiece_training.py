@@ -68,7 +68,7 @@ def train_sentencepiece(
             f"`model_type` must be one of {_MODEL_TYPES}. "
             f"Received: model_type={model_type!r}"
         )
-    from keras_albert.data.text_normalization import normalize_text
+    from keras_albert.utils.text_normalization import normalize_text
 
     # SentencePiece wraps exceptions from the iterator in RuntimeError, so a
     # bad item is remembered here and re-raised as itself afterwards.

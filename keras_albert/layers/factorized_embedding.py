@@ -117,8 +117,12 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
     def call(self, token_ids, segment_ids, training=False):
         check_sequence_fits(token_ids, self.max_sequence_length)
         length = ops.shape(token_ids)[-1]
+        # The variable's value, not the variable: JAX refuses a variable as
+        # an operand of `ops.slice`.
         positions = ops.slice(
-            self.position_embeddings, (0, 0), (length, self.embedding_dim)
+            ops.convert_to_tensor(self.position_embeddings),
+            (0, 0),
+            (length, self.embedding_dim),
         )
         x = self.token_embedding(token_ids)
         x = x + ops.cast(positions, x.dtype)[None, :, :]

@@ -111,7 +111,10 @@ class AlbertTrigramEmbedding(keras.layers.Layer):
         preceding = ops.pad(x[:, :-1], ((0, 0), (1, 0), (0, 0)))
         x = self.projection(ops.concatenate([following, x, preceding], axis=-1))
         length = ops.shape(token_ids)[-1]
-        positions = ops.slice(self.position_embeddings, (0, 0), (length, self.hidden_dim))
+        # The value, not the variable: JAX refuses a variable in `ops.slice`.
+        positions = ops.slice(
+            ops.convert_to_tensor(self.position_embeddings), (0, 0), (length, self.hidden_dim)
+        )
         x = x + ops.cast(positions, x.dtype)[None, :, :]
         x = x + self.segment_embedding(segment_ids)
         x = self.norm(x)

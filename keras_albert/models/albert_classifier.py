@@ -1,7 +1,6 @@
 """AlbertClassifier: classification or regression on the pooled output."""
 
 import keras
-import tensorflow as tf
 from keras_hub.models import TextClassifier
 
 from keras_albert.layers.initializers import albert_kernel_initializer
@@ -29,6 +28,8 @@ from keras_albert.models.serving_signature import logit_outputs
 from keras_albert.models.serving_signature import pooled_logits
 from keras_albert.models.serving_signature import string_spec
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.backend import is_tf_dataset
+from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.validation import check_choice
 from keras_albert.utils.validation import check_positive_int
 from keras_albert.utils.validation import check_rate
@@ -151,7 +152,7 @@ class AlbertClassifier(
             check_class_labels(y, self.num_classes)
 
     def _with_label_checks(self, x):
-        if isinstance(x, tf.data.Dataset) and not self.is_regression and uses_sparse_labels(self):
+        if is_tf_dataset(x) and not self.is_regression and uses_sparse_labels(self):
             return with_label_checks(x, self.num_classes)
         return x
 
@@ -187,6 +188,7 @@ class AlbertClassifier(
         example inputs. Returns a `ServingSignature`, which
         `keras_albert.export.export_serving_saved_model` writes out.
         """
+        tf = require_tensorflow("Raw-string serving", backend_too=True)
         check_serving_preprocessor(self)
         preprocessor = self.preprocessor
         texts = list(check_texts)

@@ -1,7 +1,6 @@
 """AlbertMultipleChoice: one score per choice (RACE, SWAG style)."""
 
 import keras
-import tensorflow as tf
 from keras_hub.models import Task
 
 from keras_albert.layers.choice_reshaping import ChoiceScores
@@ -24,6 +23,7 @@ from keras_albert.models.serving_signature import logit_outputs
 from keras_albert.models.serving_signature import pooled_logits
 from keras_albert.models.serving_signature import string_spec
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.validation import check_rate
 
 
@@ -109,6 +109,7 @@ class AlbertMultipleChoice(TokenFeatureChecksMixin, LengthBucketedMixin, PresetR
         reverse, the choices). `pair` is unused: the inputs are fixed.
         Returns a `ServingSignature`.
         """
+        tf = require_tensorflow("Raw-string serving", backend_too=True)
         check_serving_preprocessor(self)
         preprocessor = self.preprocessor
         texts = list(check_texts)

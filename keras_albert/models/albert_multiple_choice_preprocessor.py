@@ -1,7 +1,6 @@
 """(context, [choices]) -> [batch, num_choices, sequence] ALBERT inputs."""
 
 import keras
-import tensorflow as tf
 from keras_hub.layers import MultiSegmentPacker
 from keras_hub.models import Preprocessor
 from keras_hub.src.utils.tensor_utils import preprocessing_function
@@ -11,10 +10,12 @@ from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin
 from keras_albert.models.preprocessor_inputs import check_truncate
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.validation import check_sequence_length
 
 
 def _strings(value, name):
+    tf = require_tensorflow("AlbertMultipleChoicePreprocessor (tf.strings preprocessing)", backend_too=False)
     tensor = tf.convert_to_tensor(value)
     if tensor.dtype != tf.string:
         raise ValueError(
@@ -76,6 +77,7 @@ class AlbertMultipleChoicePreprocessor(
 
     @preprocessing_function
     def call(self, x, y=None, sample_weight=None):
+        tf = require_tensorflow("AlbertMultipleChoicePreprocessor (tf.strings preprocessing)", backend_too=False)
         if not isinstance(x, dict) or "context" not in x or "choices" not in x:
             raise ValueError(
                 "`x` must be a dict with 'context' [batch] and 'choices' "

@@ -2,7 +2,6 @@
 
 import keras
 import numpy as np
-import tensorflow as tf
 from keras_hub.models import Task
 
 from keras_albert.layers.initializers import albert_kernel_initializer
@@ -15,13 +14,12 @@ from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import DEFAULT_BUCKETS
 from keras_albert.models.length_buckets import check_buckets
 from keras_albert.models.length_buckets import predict_packed
-from keras_albert.models.question_answering_serving import best_answers_over_windows
-from keras_albert.models.question_answering_serving import windowed_qa_features
 from keras_albert.models.question_answering_spans import best_answers
 from keras_albert.models.serving_signature import ServingSignature
 from keras_albert.models.serving_signature import check_serving_preprocessor
 from keras_albert.models.serving_signature import string_spec
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.backend import require_tensorflow
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -133,6 +131,12 @@ class AlbertQuestionAnswerer(TokenFeatureChecksMixin, PresetResolutionMixin, Tas
         `pair` are unused (windows keep the full length). Returns a
         `ServingSignature` whose expected outputs are `answer`'s scores.
         """
+        tf = require_tensorflow("Raw-string serving", backend_too=True)
+        # TensorFlow string ops throughout: imported once TensorFlow is known.
+        from keras_albert.models.question_answering_serving import (
+            best_answers_over_windows,
+        )
+        from keras_albert.models.question_answering_serving import windowed_qa_features
         check_serving_preprocessor(self)
         preprocessor = self.preprocessor
         length = preprocessor.sequence_length

@@ -2,7 +2,6 @@
 
 import keras
 import numpy as np
-import tensorflow as tf
 from keras_hub.models import Task
 
 from keras_albert.layers.initializers import albert_kernel_initializer
@@ -26,6 +25,7 @@ from keras_albert.models.serving_signature import check_serving_preprocessor
 from keras_albert.models.serving_signature import float32_logits
 from keras_albert.models.serving_signature import string_spec
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.validation import check_positive_int
 from keras_albert.utils.validation import check_rate
 
@@ -112,6 +112,7 @@ class AlbertTokenClassifier(
 
     def predict_word_labels(self, words, batch_size=32):
         """One predicted label per word; -1 for words cut by truncation."""
+        tf = require_tensorflow("Word-level prediction (tf.ragged preprocessing)", backend_too=False)
         if self.preprocessor is None:
             raise ValueError("`predict_word_labels` needs a preprocessor.")
         words = [example.split() if isinstance(example, str) else list(example) for example in words]
@@ -144,6 +145,7 @@ class AlbertTokenClassifier(
         are unused (outputs are per position, the input is one text).
         Returns a `ServingSignature`.
         """
+        tf = require_tensorflow("Raw-string serving", backend_too=True)
         check_serving_preprocessor(self)
         preprocessor = self.preprocessor
         texts = list(check_texts)

@@ -1,7 +1,6 @@
 """Words (and per-word labels) -> ALBERT inputs with sub-word aligned labels."""
 
 import keras
-import tensorflow as tf
 from keras_hub.layers import StartEndPacker
 from keras_hub.models import Preprocessor
 from keras_hub.src.utils.tensor_utils import preprocessing_function
@@ -10,6 +9,7 @@ from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.validation import check_sequence_length
 
 # Packed positions that belong to no word ([CLS], [SEP], padding).
@@ -18,6 +18,7 @@ NO_WORD = -1
 
 def _as_words(x):
     """A ragged [batch, (words)] string tensor from words or whole texts."""
+    tf = require_tensorflow("AlbertTokenClassifierPreprocessor (tf.ragged preprocessing)", backend_too=False)
     if isinstance(x, tf.RaggedTensor):
         return x
     if isinstance(x, (list, tuple)) and x and isinstance(x[0], (list, tuple)):
@@ -36,6 +37,7 @@ def _as_words(x):
 
 
 def _as_word_labels(y, words):
+    tf = require_tensorflow("AlbertTokenClassifierPreprocessor (tf.ragged preprocessing)", backend_too=False)
     if isinstance(y, tf.RaggedTensor):
         labels = y
     elif isinstance(y, tf.Tensor) and y.shape.rank == 2:
@@ -56,6 +58,7 @@ def word_label_dataset(words, labels=None, batch_size=32):
     Python lists of word lists of different lengths cannot become a dense
     array, so `fit`/`predict` are fed through this.
     """
+    tf = require_tensorflow("AlbertTokenClassifierPreprocessor (tf.ragged preprocessing)", backend_too=False)
     features = tf.data.Dataset.from_tensor_slices(
         tf.ragged.constant([list(words_) for words_ in words], dtype=tf.string)
     )
@@ -113,6 +116,7 @@ class AlbertTokenClassifierPreprocessor(
         self.built = True
 
     def _pieces(self, x):
+        tf = require_tensorflow("AlbertTokenClassifierPreprocessor (tf.ragged preprocessing)", backend_too=False)
         words = _as_words(x)
         # The TF path in eager mode too: ragged tensors, not Python lists.
         pieces = self.tokenizer._tokenize_tf(words.flat_values)  # [words, (pieces)]
@@ -125,11 +129,13 @@ class AlbertTokenClassifierPreprocessor(
         return words, lengths, first, per_example
 
     def _side(self, flat_values, like):
+        tf = require_tensorflow("AlbertTokenClassifierPreprocessor (tf.ragged preprocessing)", backend_too=False)
         return self.side_packer(tf.RaggedTensor.from_row_splits(flat_values, like.row_splits))
 
     @preprocessing_function
     def word_ids(self, x):
         """[batch, sequence] index of the word starting at each position, or -1."""
+        tf = require_tensorflow("AlbertTokenClassifierPreprocessor (tf.ragged preprocessing)", backend_too=False)
         words, lengths, first, token_ids = self._pieces(x)
         position_in_example = tf.range(tf.size(lengths), dtype=tf.int64) - tf.repeat(
             words.row_starts(), words.row_lengths()
@@ -141,6 +147,7 @@ class AlbertTokenClassifierPreprocessor(
 
     @preprocessing_function
     def call(self, x, y=None, sample_weight=None):
+        tf = require_tensorflow("AlbertTokenClassifierPreprocessor (tf.ragged preprocessing)", backend_too=False)
         words, lengths, first, ragged_ids = self._pieces(x)
         token_ids, padding_mask = self.packer(ragged_ids)
         features = {

@@ -7,15 +7,20 @@ import unicodedata
 
 import keras
 import numpy as np
-import tensorflow as tf
-import tensorflow_text as tf_text
 from keras_hub.src.utils.tensor_utils import preprocessing_function
 from keras_hub.tokenizers import SentencePieceTokenizer
 
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.backend import optional_tensorflow
+from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.native_notices import SENTENCEPIECE_NOTICES
 from keras_albert.utils.native_notices import notices_held_back
+from keras_albert.utils.text_normalization import normalize_text
+
+# The TensorFlow path (tf.data maps, serving graphs) where TensorFlow is
+# installed; without it the tokenizer runs on Python's SentencePiece.
+tf, tf_text = optional_tensorflow()
 
 # ALBERT's fixed ids: the packers, the MLM masking and every released
 # checkpoint rely on them.
@@ -50,7 +55,7 @@ def _unicode_patterns():
     RE2's `\\s` is ASCII-only and `\\p{Mn}` differs from `combining() != 0`
     on ~1000 code points, so both classes are built from Python's own tables:
     the graph then agrees exactly with Google's `preprocess_text` and with
-    `keras_albert.data.text_normalization.normalize_text`.
+    `keras_albert.utils.text_normalization.normalize_text`.
     """
     spaces, marks = [], []
     for point in range(sys.maxunicode + 1):
@@ -88,7 +93,7 @@ def albert_normalize_text(text, lowercase=True):
     Collapses whitespace runs to one space and strips the ends, turns
     LaTeX-style quotes (two backticks or two apostrophes) into `"`; if
     `lowercase`, also applies NFKD, removes combining marks (accents) and
-    lowercases, exactly as `keras_albert.data.text_normalization` (up to
+    lowercases, exactly as `keras_albert.utils.text_normalization` (up to
     characters newer than Unicode 14). Works eagerly, in `tf.function` and
     in `tf.data` maps, on string tensors of any rank (and ragged ones).
 
@@ -103,6 +108,9 @@ def albert_normalize_text(text, lowercase=True):
     >>> albert_normalize_text(["  Héllo\\tWORLD "]).numpy()
     array([b'hello world'], dtype=object)
     """
+    require_tensorflow("In-graph text normalisation", backend_too=False)
+    if tf_text is None:
+        require_tensorflow("In-graph text normalisation (tensorflow-text)", backend_too=False)
     if isinstance(text, tf.RaggedTensor):
         return tf.ragged.map_flat_values(
             albert_normalize_text, text, lowercase=lowercase
@@ -211,7 +219,7 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
         try:
             with notices_held_back(SENTENCEPIECE_NOTICES):
                 super().set_proto(proto)
-        except (tf.errors.OpError, RuntimeError) as error:
+        except (*_tensorflow_errors(), RuntimeError) as error:
             shown = proto if isinstance(proto, str) else f"<{len(proto)} bytes>"
             raise ValueError(
                 "`proto` is not a valid SentencePiece model. "
@@ -256,7 +264,7 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
     def tokenize(self, inputs):
         if isinstance(inputs, (list, tuple)) and not len(inputs):
             # `[]` would become a float tensor; an empty batch has no ids.
-            inputs = tf.constant([], tf.string)
+            inputs = np.array([], object) if tf is None else tf.constant([], tf.string)
         return super().tokenize(inputs)
 
     def detokenize(self, inputs):
@@ -265,8 +273,10 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
 
     def _check_ids(self, inputs):
         """Eager ids must be integers in [0, vocabulary_size)."""
-        values = inputs.flat_values if isinstance(inputs, tf.RaggedTensor) else inputs
-        if isinstance(values, tf.Tensor):
+        if tf is not None and isinstance(inputs, tf.RaggedTensor):
+            inputs = inputs.flat_values
+        values = inputs
+        if tf is not None and isinstance(values, tf.Tensor):
             if not hasattr(values, "numpy"):
                 return  # symbolic: checked by SentencePiece at run time
             values = values.numpy()
@@ -316,6 +326,8 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
         return super()._detokenize_tf(inputs)
 
     def _tokenize_spm(self, inputs):
+        if tf is None:
+            return super()._tokenize_spm(self._normalize_in_python(inputs))
         # One implementation of the normalisation for both paths, so eager
         # and graph calls give identical ids: run the TF ops eagerly.
         try:
@@ -327,7 +339,25 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
             ) from error
         return super()._tokenize_spm(self.normalize(inputs).numpy())
 
+    def _normalize_in_python(self, inputs):
+        """Without TensorFlow: the same normalisation in Python (equal to
+        the graph's, see `albert_normalize_text`), on a string or a nested
+        list/array of strings."""
+        if isinstance(inputs, (str, bytes)):
+            text = inputs.decode("utf-8") if isinstance(inputs, bytes) else inputs
+            return normalize_text(text, lowercase=self.lowercase)
+        if isinstance(inputs, (list, tuple, np.ndarray)):
+            return [self._normalize_in_python(item) for item in inputs]
+        raise ValueError(
+            "The tokenizer takes a string or a list/array of strings. "
+            f"Received: {inputs!r:.200}"
+        )
+
     def get_config(self):
         config = super().get_config()
         config.update({"lowercase": self.lowercase})
         return config
+
+
+def _tensorflow_errors():
+    return (tf.errors.OpError,) if tf is not None else ()

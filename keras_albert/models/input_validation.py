@@ -13,16 +13,22 @@ import re
 
 import keras
 import numpy as np
-import tensorflow as tf
+
+from keras_albert.utils.backend import is_tf_dataset
+from keras_albert.utils.backend import is_tf_tensor
+from keras_albert.utils.backend import optional_tensorflow
+
+# Datasets and tensors of TensorFlow's are checked where TensorFlow exists.
+tf = optional_tensorflow()[0]
 
 FEATURE_NAMES = ("token_ids", "segment_ids", "padding_mask")
 
 
 def _as_array(value):
     """A NumPy array for in-memory data, None for what we cannot inspect."""
-    if isinstance(value, tf.Tensor):
+    if is_tf_tensor(value) and isinstance(value, tf.Tensor):
         return value.numpy() if tf.executing_eagerly() and hasattr(value, "numpy") else None
-    if isinstance(value, (tf.data.Dataset, tf.RaggedTensor)) or value is None:
+    if is_tf_dataset(value) or is_tf_tensor(value) or value is None:
         return None
     if isinstance(value, (list, tuple, np.ndarray, int, float, np.generic)):
         try:
@@ -144,7 +150,7 @@ def example_count(x):
         x = x[0]
     if isinstance(x, (list, np.ndarray)):
         return len(x)
-    if isinstance(x, tf.Tensor) and x.shape.rank and x.shape[0] is not None:
+    if is_tf_tensor(x) and isinstance(x, tf.Tensor) and x.shape.rank and x.shape[0] is not None:
         return int(x.shape[0])
     return None
 
@@ -287,7 +293,7 @@ def describe(value):
         return f"a {kind} of {len(value)} items: {_shown(value)}"
     if isinstance(value, np.ndarray):
         return f"a NumPy array of dtype {value.dtype} and shape {value.shape}"
-    if isinstance(value, (tf.Tensor, tf.RaggedTensor)):
+    if is_tf_tensor(value):
         return f"a {type(value).__name__} of dtype {value.dtype.name} and shape {value.shape}"
     return f"{type(value).__name__} {_shown(value)}"
 
@@ -317,7 +323,7 @@ def _check_text(item, name, accepted):
 
 def _as_items(value, name, accepted):
     """The items of a batch (list, tuple or array), or None for a string tensor."""
-    if isinstance(value, (tf.Tensor, tf.RaggedTensor)):
+    if is_tf_tensor(value):
         if value.dtype != tf.string:
             raise ValueError(f"`{name}` must hold strings; received {describe(value)}. Accepted: {accepted}.")
         return None
@@ -358,7 +364,7 @@ def check_raw_inputs(x, kind, num_segments=2, name="x"):
     accepted. Datasets, symbolic inputs and packed feature dicts pass.
     """
     accepted = ACCEPTED_INPUTS[kind].format(num_segments=num_segments)
-    if isinstance(x, tf.data.Dataset) or _is_packed(x) or keras_tensor_like(x):
+    if is_tf_dataset(x) or _is_packed(x) or keras_tensor_like(x):
         return
     if x is None:
         raise ValueError(f"`{name}` is None. Pass {accepted}.")
@@ -415,7 +421,7 @@ def check_raw_inputs(x, kind, num_segments=2, name="x"):
                 "pass one question per context."
             )
     choices = x["choices"]
-    if isinstance(choices, (tf.Tensor, tf.RaggedTensor)):
+    if is_tf_tensor(choices):
         return
     rows = _as_items(choices, f"{name}['choices']", accepted)
     widths = set()
@@ -511,7 +517,7 @@ def label_check_errors():
     keeps its message and the offending values, without the graph dump."""
     try:
         yield
-    except tf.errors.InvalidArgumentError as error:
+    except _invalid_argument_errors() as error:
         text = error.message
         if LABEL_CHECK_TAG not in text:
             raise
@@ -528,3 +534,6 @@ def label_check_errors():
             + " Batches before the bad one may already have updated the weights."
         ) from None
 
+
+def _invalid_argument_errors():
+    return (tf.errors.InvalidArgumentError,) if tf is not None else ()

@@ -9,14 +9,27 @@ several of. So CPU-only machines default to no XLA. With a GPU or TPU the
 default stays XLA (`jit_compile=True`), the usual choice there; it is not
 measured here (no accelerator). Pass `jit_compile=` to `compile()` to
 override either way.
+
+That measurement is TensorFlow's. On JAX every step is compiled anyway
+(without `jax.jit` each op dispatches on its own, far slower), and on
+PyTorch `jit_compile=True` means `torch.compile`, which Keras itself leaves
+off by default: the default follows each backend.
 """
 
 import functools
 
-import tensorflow as tf
+import keras
 
 
 @functools.lru_cache(maxsize=None)
 def default_jit_compile():
-    """False on CPU-only machines, True with an accelerator."""
+    """TensorFlow: False on CPU-only machines, True with an accelerator;
+    JAX: True; PyTorch: False."""
+    backend = keras.config.backend()
+    if backend == "jax":
+        return True
+    if backend != "tensorflow":
+        return False
+    import tensorflow as tf
+
     return any(device.device_type != "CPU" for device in tf.config.list_physical_devices())

@@ -20,9 +20,9 @@ import dataclasses
 
 import keras
 import numpy as np
-import tensorflow as tf
 
 from keras_albert.models.preprocessor_inputs import is_text
+from keras_albert.utils.backend import require_tensorflow
 
 DEFAULT_BUCKETS = (16, 32, 64, 128, 256, 512)
 # Examples packed and planned together (in batches): bucketing within a
@@ -206,7 +206,7 @@ def bucketed_dataset_from_packed(features, y, sample_weight, batch_size, buckets
     """
     full_length = features["token_ids"].shape[-1]
     plan = plan_batches(packed_lengths(features), batch_size, bucket_lengths(full_length, buckets), pad_rows=False)
-    dataset = None
+    blocks = []
     for length in dict.fromkeys(batch.length for batch in plan):
         rows = np.concatenate([batch.rows for batch in plan if batch.length == length])
         block = (_sliced(features, rows, length),)
@@ -214,9 +214,35 @@ def bucketed_dataset_from_packed(features, y, sample_weight, batch_size, buckets
             block += (keras.tree.map_structure(lambda v: np.asarray(v)[rows], y),)
         if sample_weight is not None:
             block += (np.asarray(sample_weight)[rows],)
+        blocks.append(block)
+    if keras.config.backend() != "tensorflow":
+        return _NumpyBatches(blocks, batch_size)
+    tf = require_tensorflow("Length-bucketed evaluation")
+    dataset = None
+    for block in blocks:
         part = tf.data.Dataset.from_tensor_slices(block).batch(batch_size)
         dataset = part if dataset is None else dataset.concatenate(part)
     return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+class _NumpyBatches(keras.utils.PyDataset):
+    """The same batches as NumPy for the JAX and PyTorch backends."""
+
+    def __init__(self, blocks, batch_size):
+        super().__init__()
+        self._batches = []
+        for block in blocks:
+            count = len(block[0]["token_ids"])
+            for start in range(0, count, batch_size):
+                self._batches.append(
+                    keras.tree.map_structure(lambda v: v[start:start + batch_size], block)
+                )
+
+    def __len__(self):
+        return len(self._batches)
+
+    def __getitem__(self, index):
+        return self._batches[index]
 
 
 def bucketed_evaluate(task, x, y=None, sample_weight=None, batch_size=None, buckets=DEFAULT_BUCKETS, **kwargs):
@@ -290,6 +316,7 @@ def bucketed_graph_call(call, features, shapes, empty_output):
     per example) can be stitched; `empty_output(features)` builds the
     zero-row output of a bucket no example falls in.
     """
+    tf = require_tensorflow("Length-bucketed serving")
     lengths = tf.reduce_sum(tf.cast(features["padding_mask"], tf.int32), -1)
     while lengths.shape.rank > 1:
         lengths = tf.reduce_max(lengths, -1)

@@ -3,8 +3,12 @@
 import contextlib
 
 import numpy as np
-import tensorflow as tf
 from keras import ops
+
+from keras_albert.utils.backend import optional_tensorflow
+
+# tf.data and serving hand TF tensors; without TensorFlow there are none.
+tf = optional_tensorflow()[0]
 
 TRUNCATE_MODES = ("round_robin", "waterfall")
 
@@ -13,7 +17,7 @@ def is_text(value):
     """True for strings, string arrays and string tensors."""
     if isinstance(value, (str, bytes)):
         return True
-    if isinstance(value, (tf.Tensor, tf.RaggedTensor)):
+    if tf is not None and isinstance(value, (tf.Tensor, tf.RaggedTensor)):
         return value.dtype == tf.string
     if isinstance(value, np.ndarray):
         return value.dtype.kind in ("U", "S", "O") and value.size > 0 and isinstance(
@@ -46,7 +50,10 @@ def is_empty_list_batch(x):
 
 def empty_packed_batch(sequence_length):
     """Zero rows of classifier inputs."""
-    empty = tf.zeros([0, sequence_length], tf.int32)
+    if tf is None:
+        empty = np.zeros([0, sequence_length], np.int32)
+    else:
+        empty = tf.zeros([0, sequence_length], tf.int32)
     return {"token_ids": empty, "segment_ids": empty, "padding_mask": empty}
 
 
@@ -61,7 +68,7 @@ def int32_padding_mask(inputs):
     mask = inputs["padding_mask"]
     if isinstance(mask, np.ndarray):
         mask = mask.astype(np.int32)
-    elif isinstance(mask, tf.Tensor):
+    elif tf is not None and isinstance(mask, tf.Tensor):
         mask = tf.cast(mask, tf.int32)
     else:
         mask = ops.cast(mask, "int32")
@@ -87,7 +94,7 @@ def with_static_batch_size(outputs, inputs):
     want it back.
     """
     first = inputs[0] if isinstance(inputs, tuple) else inputs
-    if not isinstance(first, tf.Tensor) or first.shape.rank != 1:
+    if tf is None or not isinstance(first, tf.Tensor) or first.shape.rank != 1:
         return outputs
     batch_size = first.shape[0]
 
@@ -143,7 +150,7 @@ def check_text_segments(x, preprocessor_name):
     for segment in x:
         if isinstance(segment, (list, np.ndarray)):
             sizes.append(len(segment))
-        elif isinstance(segment, tf.Tensor) and segment.shape.rank:
+        elif tf is not None and isinstance(segment, tf.Tensor) and segment.shape.rank:
             sizes.append(segment.shape[0])
         else:
             sizes.append(None)

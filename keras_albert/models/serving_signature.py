@@ -10,11 +10,11 @@ checks.
 import collections
 
 import numpy as np
-import tensorflow as tf
 
 from keras_albert.models.length_buckets import bucket_lengths
 from keras_albert.models.length_buckets import bucketed_graph_call
 from keras_albert.models.length_buckets import check_buckets
+from keras_albert.utils.backend import require_tensorflow
 
 ServingSignature = collections.namedtuple(
     "ServingSignature", ["input_specs", "serve", "example_inputs", "expected_outputs"]
@@ -35,12 +35,14 @@ Fields:
 
 def string_spec(name, rank=1):
     """A string input of any batch size (and any size on the other axes)."""
+    tf = require_tensorflow("Raw-string serving", backend_too=True)
     return tf.TensorSpec([None] * rank, tf.string, name=name)
 
 
 def logit_outputs(logits, regression=False):
     """`logits` and, unless `regression` (outputs are not squashed),
     `probabilities`, both float32: the served outputs of pooled tasks."""
+    tf = require_tensorflow("Raw-string serving", backend_too=True)
     logits = tf.cast(logits, tf.float32)
     if regression:
         return {"logits": logits}
@@ -56,6 +58,7 @@ def pooled_logits(task, buckets, empty_output):
     """features -> float32 logits, each example run at the smallest of
     `buckets` that holds it (`empty_output(features)` shapes an empty
     bucket); at the full length when `buckets` is None."""
+    tf = require_tensorflow("Raw-string serving", backend_too=True)
     def call(features):
         return tf.cast(task(features, training=False), tf.float32)
 

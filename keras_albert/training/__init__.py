@@ -1,17 +1,36 @@
-"""Training utilities: ALBERT's LAMB, its schedule, strategies, precision."""
+"""Training utilities: ALBERT's LAMB, its schedule, strategies, precision.
 
-from keras_albert.training.keras_distribution_fixes import (
-    apply_keras_distribution_fixes,
-)
-from keras_albert.training.lamb import AlbertLamb
-from keras_albert.training.resumable_fit import resumable_fit
-from keras_albert.training.resumable_fit import training_checkpoint
-from keras_albert.training.schedules import WarmupLinearDecay
-from keras_albert.training.schedules import albert_learning_rate
-from keras_albert.training.schedules import albert_pretraining_schedule
-from keras_albert.training.strategy import PRECISION_POLICIES
-from keras_albert.training.strategy import STRATEGY_NAMES
-from keras_albert.training.strategy import TPUConnectionError
-from keras_albert.training.strategy import configure_precision
-from keras_albert.training.strategy import resolve_strategy
-from keras_albert.training.strategy import xla_supported
+Names are imported on first use: LAMB and the schedules run on every
+backend, while the strategies and `resumable_fit` (tf.distribute,
+`tf.train.Checkpoint`) import TensorFlow.
+"""
+
+import importlib
+
+_EXPORTS = {
+    "apply_keras_distribution_fixes": "keras_distribution_fixes",
+    "AlbertLamb": "lamb",
+    "resumable_fit": "resumable_fit",
+    "training_checkpoint": "resumable_fit",
+    "WarmupLinearDecay": "schedules",
+    "albert_learning_rate": "schedules",
+    "albert_pretraining_schedule": "schedules",
+    "PRECISION_POLICIES": "strategy",
+    "STRATEGY_NAMES": "strategy",
+    "TPUConnectionError": "strategy",
+    "configure_precision": "strategy",
+    "resolve_strategy": "strategy",
+    "xla_supported": "strategy",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
+    return getattr(module, name)
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

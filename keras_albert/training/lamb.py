@@ -15,7 +15,6 @@ with the LAMB of google-research/albert (`lamb_optimizer.py`), which
 import re
 
 import keras
-import tensorflow as tf
 from keras import ops
 
 from keras_albert.utils.validation import check_number_in
@@ -208,6 +207,17 @@ class AlbertLamb(keras.optimizers.Optimizer):
         return grads
 
     def _backend_update_step(self, grads, trainable_variables, learning_rate):
+        if keras.config.backend() != "tensorflow":
+            # JAX and PyTorch hand over the whole batch's gradients (Keras's
+            # `keras.distribution` reduces them inside the compiled step).
+            grads = super()._clip_gradients(grads)
+            return super()._backend_update_step(grads, trainable_variables, learning_rate)
+        return self._tensorflow_update_step(grads, trainable_variables, learning_rate)
+
+    def _tensorflow_update_step(self, grads, trainable_variables, learning_rate):
+        # Only on the TensorFlow backend, where TensorFlow is imported.
+        import tensorflow as tf
+
         trainable_variables = [
             v.value if isinstance(v, keras.Variable) else v
             for v in trainable_variables

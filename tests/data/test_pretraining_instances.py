@@ -433,7 +433,7 @@ def test_tokenize_documents_drops_empty_sentences(sentencepiece_proto):
 
 def test_ascii_fast_path_normalizes_like_normalize_text():
     from keras_albert.data.pretraining_instances import _normalize
-    from keras_albert.data.text_normalization import normalize_text
+    from keras_albert.utils.text_normalization import normalize_text
 
     for text in (
         "  The  ``Cat''\tsat.\x1c\n",

@@ -7,10 +7,10 @@ import pytest
 import sentencepiece
 import tensorflow as tf
 
-from keras_albert.data.text_normalization import normalize_text
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.albert_tokenizer import albert_normalize_text
+from keras_albert.utils.text_normalization import normalize_text
 
 # Whitespace RE2 does not know, ligatures, full-width letters, accents,
 # Greek final sigma, LaTeX quotes, NUL, Devanagari marks with combining
