@@ -1,7 +1,7 @@
 """Training utilities: ALBERT's LAMB, its schedule, strategies, precision.
 
 Names are imported on first use: LAMB and the schedules run on every
-backend, while the strategies and `resumable_fit` (tf.distribute,
+backend (and `keras.distribution` on JAX), while the strategies and `resumable_fit` (tf.distribute,
 `tf.train.Checkpoint`) import TensorFlow.
 """
 
@@ -9,6 +9,9 @@ import importlib
 
 _EXPORTS = {
     "apply_keras_distribution_fixes": "keras_distribution_fixes",
+    "albert_data_parallel": "distribution",
+    "albert_layout_map": "distribution",
+    "albert_model_parallel": "distribution",
     "AlbertLamb": "lamb",
     "resumable_fit": "resumable_fit",
     "training_checkpoint": "resumable_fit",
