@@ -1,8 +1,32 @@
-"""Data preparation: vocabularies, pretraining instances, task readers."""
+"""Data preparation: vocabularies, pretraining instances, task readers.
 
-from keras_albert.data.bucketed_batches import bucketed_dataset
-from keras_albert.data.documents import read_documents
-from keras_albert.data.pretraining_instances import create_pretraining_instances
-from keras_albert.data.pretraining_tfrecords import pretraining_dataset
-from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
-from keras_albert.data.sentencepiece_training import train_sentencepiece
+Names are imported on first use: the TFRecord and tf.data readers import
+TensorFlow, while the vocabularies, instances and NumPy pretraining arrays
+need only NumPy and SentencePiece (every backend).
+"""
+
+import importlib
+
+_EXPORTS = {
+    "bucketed_dataset": "bucketed_batches",
+    "read_documents": "documents",
+    "create_pretraining_instances": "pretraining_instances",
+    "pretraining_dataset": "pretraining_tfrecords",
+    "write_pretraining_tfrecords": "pretraining_tfrecords",
+    "write_pretraining_arrays": "pretraining_arrays",
+    "read_pretraining_arrays": "pretraining_arrays",
+    "PretrainingBatches": "pretraining_batches",
+    "train_sentencepiece": "sentencepiece_training",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
+    return getattr(module, name)
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

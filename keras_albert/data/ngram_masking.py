@@ -16,10 +16,13 @@ when fed the same random draws).
 import typing
 
 import numpy as np
-import tensorflow as tf
 
+from keras_albert.utils.backend import optional_tensorflow
 from keras_albert.utils.validation import check_fraction
 from keras_albert.utils.validation import check_positive_int
+
+# The tf.data half of this module needs TensorFlow; the rest runs without.
+tf = optional_tensorflow()[0]
 
 # ALBERT's fixed SentencePiece ids (see sentencepiece_training.py).
 PAD_ID, CLS_ID, SEP_ID, MASK_ID = 0, 2, 3, 4

@@ -11,9 +11,12 @@ import os
 import pathlib
 
 import numpy as np
-import tensorflow as tf
 
 from keras_albert.models.albert_pretrainer import embedding_batch
+from keras_albert.utils.backend import optional_tensorflow
+
+# The tf.data half of this module needs TensorFlow; the rest runs without.
+tf = optional_tensorflow()[0]
 
 # Texts kept out of training to score the embedding head on held-out text.
 HELDOUT_TEXTS = 2048

@@ -18,10 +18,10 @@ _EXPORTS = {
     "WarmupLinearDecay": "schedules",
     "albert_learning_rate": "schedules",
     "albert_pretraining_schedule": "schedules",
-    "PRECISION_POLICIES": "strategy",
+    "PRECISION_POLICIES": "precision",
     "STRATEGY_NAMES": "strategy",
     "TPUConnectionError": "strategy",
-    "configure_precision": "strategy",
+    "configure_precision": "precision",
     "resolve_strategy": "strategy",
     "xla_supported": "strategy",
 }

@@ -6,18 +6,19 @@ sees different batches than an uninterrupted one. Here the data position
 is part of the state: the dataset is a deterministic stream (seeded), and a
 resumed run rebuilds it with the batches already trained on skipped. With
 the weights, the optimizer slots, the step and the dropout seed state
-restored from a `tf.train.Checkpoint`, the final weights equal those of an
-uninterrupted run.
+restored (a `tf.train.Checkpoint` on TensorFlow, NumPy files from
+`array_checkpoints` on JAX and PyTorch), the final weights equal those of
+an uninterrupted run.
 """
 
+import functools
 import os
 
 import keras
-import tensorflow as tf
 
-from keras_albert.training.keras_distribution_fixes import (
-    apply_keras_distribution_fixes,
-)
+from keras_albert.training.array_checkpoints import ArrayCheckpoints
+from keras_albert.training.array_checkpoints import SaveArrayCheckpoint
+from keras_albert.training.array_checkpoints import seed_generator_states
 from keras_albert.utils.validation import check_positive_int
 
 
@@ -35,16 +36,6 @@ class _CheckpointEveryEpoch(keras.callbacks.Callback):
         self.manager.save(checkpoint_number=step)
 
 
-def _seed_generator_states(model):
-    """The state variables of every dropout seed generator in `model`."""
-    states = []
-    for layer in model._flatten_layers(include_self=True):
-        generator = getattr(layer, "seed_generator", None)
-        if generator is not None and hasattr(generator, "state"):
-            states.append(generator.state)
-    return states
-
-
 def training_checkpoint(model):
     """A `tf.train.Checkpoint` of everything a resumed run needs.
 
@@ -55,6 +46,8 @@ def training_checkpoint(model):
             f"Compile the model before checkpointing it: {model.name!r} has "
             "no optimizer."
         )
+    import tensorflow as tf  # the TensorFlow backend's checkpoints
+
     if not model.optimizer.built:
         # Slots must live where the model's variables live (its strategy).
         with model.distribute_strategy.scope():
@@ -62,7 +55,7 @@ def training_checkpoint(model):
     return tf.train.Checkpoint(
         weights=list(model.weights),
         optimizer=list(model.optimizer.variables),
-        seeds=_seed_generator_states(model),
+        seeds=seed_generator_states(model),
     )
 
 
@@ -83,7 +76,8 @@ def resumable_fit(
         model: a compiled Keras model (built inside the strategy scope
             when one is used).
         make_dataset: callable `skip_batches -> tf.data.Dataset` (or a
-            distributed dataset) returning the training stream with the
+            distributed dataset; on JAX and PyTorch, a generator such as
+            `PretrainingBatches(...).generator()`) returning the training stream with the
             first `skip_batches` batches left out; the stream must be
             deterministic (seeded) for the resume to be exact.
         total_steps: int, optimizer steps to reach.
@@ -113,15 +107,13 @@ def resumable_fit(
             f"closes an epoch). Received: total_steps={total_steps}, "
             f"checkpoint_every={checkpoint_every}"
         )
-    # Multi-worker `fit` fails without it (keras-team/keras#20585).
-    apply_keras_distribution_fixes()
-    checkpoint = training_checkpoint(model)
-    manager = tf.train.CheckpointManager(
-        checkpoint, os.fspath(checkpoint_dir), max_to_keep=max_to_keep
-    )
-    if manager.latest_checkpoint:
-        checkpoint.restore(manager.latest_checkpoint).assert_consumed()
-    first_step = int(model.optimizer.iterations.numpy())
+    if keras.config.backend() == "tensorflow":
+        saver = _tensorflow_checkpoints(model, checkpoint_dir, max_to_keep)
+    else:
+        checkpoints = ArrayCheckpoints(model, checkpoint_dir, max_to_keep)
+        checkpoints.restore_latest()
+        saver = SaveArrayCheckpoint(checkpoints)
+    first_step = int(keras.ops.convert_to_numpy(model.optimizer.iterations))
     if first_step % checkpoint_every:
         raise ValueError(
             f"The checkpoint in {os.fspath(checkpoint_dir)!r} is at step "
@@ -131,15 +123,43 @@ def resumable_fit(
         )
     if first_step >= total_steps:
         return None, first_step
-    history = model.fit(
+    fit = model.fit
+    if keras.config.backend() != "tensorflow" and getattr(model, "preprocessor", None) is None:
+        # keras-hub's PipelineModel.fit turns its input into grain or
+        # tf.data datasets and cannot take a generator; with no
+        # preprocessor to apply, Keras's own fit is the same step.
+        fit = functools.partial(keras.Model.fit, model)
+    history = fit(
         make_dataset(first_step),
         initial_epoch=first_step // checkpoint_every,
         epochs=total_steps // checkpoint_every,
         steps_per_epoch=checkpoint_every,
-        callbacks=[*callbacks, _CheckpointEveryEpoch(manager)],
+        callbacks=[*callbacks, saver],
         verbose=verbose,
         validation_data=validation_data,
         # A dataset shuffles itself; Keras' default True only warns.
         shuffle=False,
     )
     return history, first_step
+
+
+def _tensorflow_checkpoints(model, checkpoint_dir, max_to_keep):
+    """Restores the latest `tf.train.Checkpoint`; returns the saver."""
+    import tensorflow as tf
+
+    apply_keras_distribution_fixes()
+    checkpoint = training_checkpoint(model)
+    manager = tf.train.CheckpointManager(
+        checkpoint, os.fspath(checkpoint_dir), max_to_keep=max_to_keep
+    )
+    if manager.latest_checkpoint:
+        checkpoint.restore(manager.latest_checkpoint).assert_consumed()
+    return _CheckpointEveryEpoch(manager)
+
+
+def apply_keras_distribution_fixes():
+    """Multi-worker `fit` fails without them (keras-team/keras#20585); the
+    fixes patch Keras's TensorFlow trainer, so they import TensorFlow."""
+    from keras_albert.training import keras_distribution_fixes
+
+    keras_distribution_fixes.apply_keras_distribution_fixes()

@@ -15,15 +15,15 @@ import threading
 import time
 import urllib.parse
 
-import keras
 import tensorflow as tf
 
 from keras_albert.training.keras_distribution_fixes import (
     apply_keras_distribution_fixes,
 )
+from keras_albert.training.precision import PRECISION_POLICIES  # noqa: F401 (re-export)
+from keras_albert.training.precision import configure_precision  # noqa: F401 (re-export)
 
 STRATEGY_NAMES = ("auto", "tpu", "gpu", "mirrored", "multi_worker", "cpu")
-PRECISION_POLICIES = ("float32", "mixed_bfloat16", "mixed_float16")
 DEFAULT_TPU_TIMEOUT_SECONDS = 120.0
 _DEFAULT_TPU_PORT = 8470
 # Variables the Cloud TPU client reads when no TPU name is given.
@@ -282,37 +282,6 @@ def resolve_strategy(name="auto", tpu=None, timeout_seconds=DEFAULT_TPU_TIMEOUT_
             logger.warning("No TPU; falling back to GPU/CPU. %s", error)
     strategy = _gpu_strategy(required=False)
     return strategy if strategy is not None else tf.distribute.get_strategy()
-
-
-def configure_precision(policy="float32"):
-    """Sets Keras's global dtype policy for what is built afterwards.
-
-    `"mixed_bfloat16"` is the TPU choice (and works on CPU/GPU); variables
-    stay float32 and computations run in bfloat16. `"mixed_float16"` is for
-    GPUs; `model.compile` then wraps the optimizer in a
-    `keras.optimizers.LossScaleOptimizer` itself. Call it before building
-    the model.
-
-    Args:
-        policy: one of `PRECISION_POLICIES`.
-
-    Returns:
-        the global `keras.DTypePolicy` now in force.
-
-    Example:
-    >>> from keras_albert.training import configure_precision
-    >>> configure_precision("mixed_bfloat16").compute_dtype
-    'bfloat16'
-    >>> configure_precision("float32").name
-    'float32'
-    """
-    if policy not in PRECISION_POLICIES:
-        raise ValueError(
-            f"`policy` (--precision) must be one of {PRECISION_POLICIES}. "
-            f"Received: policy={policy!r}"
-        )
-    keras.mixed_precision.set_global_policy(policy)
-    return keras.mixed_precision.global_policy()
 
 
 def xla_supported(strategy):

@@ -1,0 +1,150 @@
+"""Pretraining batches from NumPy arrays, on every backend, resumable.
+
+The TensorFlow-free counterpart of `pretraining_tfrecords.pretraining_dataset`
+for `model.fit` on JAX or PyTorch: fixed-shape int32 batches
+(`drop_remainder`, so XLA compiles one step), shuffled by an epoch's own
+permutation of `seed`, so batch `i` of the stream is the same in every run
+and a resumed run starts at the batch it stopped at (`skip_batches`).
+
+A plain Python generator, written here rather than taken from grain or a
+`keras.utils.PyDataset`: Keras restarts a `PyDataset` at its first batch
+every epoch (a checkpoint interval here), which would replay data after each
+checkpoint, and a generator needs no extra package on the GPU machine.
+Gathering a batch of fixed-shape rows costs microseconds to milliseconds,
+and a background thread keeps `prefetch` batches ready while the step runs.
+"""
+
+import queue
+import threading
+
+import numpy as np
+
+from keras_albert.models.albert_pretrainer import SENTENCE_OUTPUTS
+from keras_albert.models.albert_pretrainer import check_sentence_task
+from keras_albert.utils.validation import check_positive_int
+
+
+def numpy_pretraining_batch(features, sentence_task="sop"):
+    """`pretraining_batch` on NumPy features: `(x, y, sample_weight)`."""
+    x = {
+        "token_ids": features["input_ids"],
+        "segment_ids": features["segment_ids"],
+        "padding_mask": features["input_mask"],
+        "mask_positions": features["masked_lm_positions"],
+    }
+    y = {"mlm": features["masked_lm_ids"]}
+    sample_weight = {"mlm": features["masked_lm_weights"]}
+    if sentence_task != "none":
+        output = SENTENCE_OUTPUTS[sentence_task]
+        y[output] = features["next_sentence_labels"][:, 0]
+        sample_weight[output] = np.ones(len(features["input_ids"]), np.float32)
+    return x, y, sample_weight
+
+
+class PretrainingBatches:
+    """The batch stream over `arrays` (from `read_pretraining_arrays`).
+
+    Args:
+        arrays: dict of feature arrays, one row per instance.
+        batch_size: int, rows per batch.
+        seed: int, fixes every epoch's order.
+        sentence_task: "sop", "nsp" or "none" (which labels to emit).
+        is_training: bool; True shuffles and repeats without end, False
+            makes one pass in order (the last batch may be short).
+        skip_batches: int >= 0, batches of the stream to leave out.
+
+    Example:
+    >>> arrays = {"input_ids": np.zeros((10, 8), "int32")}  # doctest: +SKIP
+    >>> batches = PretrainingBatches(arrays, 4, seed=1)  # doctest: +SKIP
+    >>> model.fit(batches.generator(), steps_per_epoch=100)  # doctest: +SKIP
+    """
+
+    def __init__(self, arrays, batch_size, seed=0, sentence_task="sop",
+                 is_training=True, skip_batches=0):
+        check_positive_int("batch_size", batch_size)
+        check_sentence_task(sentence_task)
+        if isinstance(skip_batches, bool) or not isinstance(skip_batches, int) or skip_batches < 0:
+            raise ValueError(f"`skip_batches` must be an int >= 0. Received: skip_batches={skip_batches!r}")
+        self.arrays = arrays
+        self.count = len(arrays["input_ids"])
+        if is_training and self.count < batch_size:
+            raise ValueError(
+                f"`batch_size={batch_size}` is larger than the {self.count} "
+                "instances: no full batch can be made."
+            )
+        self.batch_size = batch_size
+        self.seed = seed
+        self.sentence_task = sentence_task
+        self.is_training = is_training
+        self.skip_batches = skip_batches
+
+    @property
+    def batches_per_epoch(self):
+        if self.is_training:
+            return self.count // self.batch_size
+        return -(-self.count // self.batch_size)
+
+    def order(self, epoch):
+        """Row order of `epoch` (the same in every run)."""
+        if not self.is_training:
+            return np.arange(self.count)
+        return np.random.default_rng([self.seed, epoch]).permutation(self.count)
+
+    def rows(self, index):
+        """The rows of batch `index` of the stream."""
+        epoch, position = divmod(index, self.batches_per_epoch)
+        order = self._cached_order(epoch)
+        return order[position * self.batch_size:(position + 1) * self.batch_size]
+
+    def _cached_order(self, epoch):
+        if getattr(self, "_order_epoch", None) != epoch:
+            self._order, self._order_epoch = self.order(epoch), epoch
+        return self._order
+
+    def __iter__(self):
+        index = self.skip_batches
+        while self.is_training or index < self.batches_per_epoch:
+            rows = self.rows(index)
+            features = {name: values[rows] for name, values in self.arrays.items()}
+            yield numpy_pretraining_batch(features, self.sentence_task)
+            index += 1
+
+    def generator(self, prefetch=4):
+        """The stream as a generator (what `fit` takes), `prefetch` batches
+        made ahead in a background thread."""
+        check_positive_int("prefetch", prefetch)
+        return _prefetched(iter(self), prefetch)
+
+
+def _prefetched(iterator, depth):
+    ready = queue.Queue(maxsize=depth)
+    done = object()
+    stop = threading.Event()
+
+    def fill():
+        try:
+            for item in iterator:
+                while not stop.is_set():
+                    try:
+                        ready.put(item, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            ready.put(done)
+        except BaseException as error:  # handed to the consumer
+            ready.put(error)
+
+    thread = threading.Thread(target=fill, daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = ready.get()
+            if item is done:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()

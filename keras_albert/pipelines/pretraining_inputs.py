@@ -1,0 +1,167 @@
+"""Where `run_pretraining` keeps its instances and how it feeds them, per backend.
+
+On TensorFlow: TFRecords (Google's format) read by tf.data under a
+tf.distribute strategy, as before. On JAX and PyTorch: one compressed NumPy
+file per split (`data/train.npz`, `data/eval.npz`) read by
+`PretrainingBatches`, no TensorFlow anywhere; the features and the seeded,
+resumable batch order are the same idea, the files are not interchangeable.
+"""
+
+import contextlib
+import os
+import pathlib
+
+import keras
+
+from keras_albert.data.pretraining_arrays import read_pretraining_arrays
+from keras_albert.data.pretraining_arrays import write_pretraining_arrays
+from keras_albert.data.pretraining_batches import PretrainingBatches
+from keras_albert.data.pretraining_batches import numpy_pretraining_batch
+from keras_albert.utils.backend import require_tensorflow
+
+
+def uses_tfrecords():
+    return keras.config.backend() == "tensorflow"
+
+
+def train_paths(settings, data_dir):
+    if uses_tfrecords():
+        return [
+            str(data_dir / f"train-{i:05d}-of-{settings.num_shards:05d}.tfrecord")
+            for i in range(settings.num_shards)
+        ]
+    return [str(data_dir / "train.npz")]
+
+
+def eval_path(data_dir):
+    return str(data_dir / ("eval.tfrecord" if uses_tfrecords() else "eval.npz"))
+
+
+def remove_partial_files(data_dir):
+    """Files a killed run was writing (renamed only when complete)."""
+    for pattern in ("*.tfrecord.tmp-*", ".*.npz.tmp-*"):
+        for stale in pathlib.Path(data_dir).glob(pattern):
+            stale.unlink(missing_ok=True)
+
+
+def write_instances(instances, paths):
+    if uses_tfrecords():
+        from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
+
+        return write_pretraining_tfrecords(instances, paths)
+    (path,) = paths if isinstance(paths, list) else [paths]
+    return write_pretraining_arrays(instances, path)
+
+
+def check_backend_settings(settings):
+    """Refuses, before any work, what only the TensorFlow path does."""
+    if uses_tfrecords():
+        return
+    backend = keras.config.backend()
+    unsupported = []
+    if settings.dynamic_masking:
+        unsupported.append("--dynamic_masking")
+    if settings.teacher_embeddings:
+        unsupported.append("--teacher_embeddings")
+    if settings.strategy not in ("auto", "cpu", "gpu"):
+        unsupported.append(f"--strategy={settings.strategy}")
+    if unsupported:
+        raise ValueError(
+            f"{', '.join(unsupported)} need KERAS_BACKEND=tensorflow (tf.data / "
+            f"tf.distribute); this run is on KERAS_BACKEND={backend}."
+        )
+
+
+def training_scope(settings):
+    """`(scope, replicas, strategy, description)`: a tf.distribute strategy
+    on TensorFlow; on JAX and PyTorch no strategy (one device, or the
+    global `keras.distribution`, which Keras applies inside the step)."""
+    if not uses_tfrecords():
+        return contextlib.nullcontext(), 1, None, f"{keras.config.backend()} backend"
+    from keras_albert.training.strategy import resolve_strategy
+
+    strategy = resolve_strategy(settings.strategy, tpu=settings.tpu)
+    return (
+        strategy.scope(), strategy.num_replicas_in_sync, strategy,
+        type(strategy).__name__,
+    )
+
+
+def xla_allowed(strategy):
+    if strategy is None:
+        return True
+    from keras_albert.training.strategy import xla_supported
+
+    return xla_supported(strategy)
+
+
+def train_stream(settings, files, replicas, sentence_batch, with_teacher):
+    """`skip_batches -> stream` for `resumable_fit`."""
+    if settings.batch_size % replicas:
+        raise ValueError(
+            f"`batch_size={settings.batch_size}` must be a multiple of the "
+            f"{replicas} replicas of the strategy."
+        )
+    if not uses_tfrecords():
+        arrays = read_pretraining_arrays(files)
+
+        def make_arrays(skip_batches):
+            return PretrainingBatches(
+                arrays, settings.batch_size, seed=settings.seed,
+                sentence_task=settings.sentence_task, skip_batches=skip_batches,
+            ).generator()
+
+        return make_arrays
+    from keras_albert.data.pretraining_tfrecords import pretraining_dataset
+
+    def make(skip_batches):
+        dataset = pretraining_dataset(
+            files,
+            settings.batch_size,
+            seed=settings.seed,
+            dynamic_masking=settings.dynamic_masking,
+            vocabulary_size=settings.vocabulary_size,
+            masked_lm_prob=settings.masked_lm_prob,
+            skip_batches=skip_batches,
+            shuffle_buffer_size=settings.shuffle_buffer_size,
+        )
+        dataset = dataset.map(sentence_batch)
+        return with_teacher(dataset, skip_batches)
+
+    return make
+
+
+def heldout_stream(settings, path, batch_size, sentence_batch):
+    """One ordered pass over the held-out instances (re-readable: `fit`
+    evaluates it after every checkpoint interval)."""
+    if not uses_tfrecords():
+        return _HeldOutBatches(read_pretraining_arrays(path), batch_size, settings.sentence_task)
+    from keras_albert.data.pretraining_tfrecords import pretraining_dataset
+
+    return pretraining_dataset(path, batch_size, is_training=False).map(sentence_batch)
+
+
+class _HeldOutBatches(keras.utils.PyDataset):
+    # A PyDataset starts over on every pass, which validation wants.
+    def __init__(self, arrays, batch_size, sentence_task):
+        super().__init__()
+        self.batches = PretrainingBatches(
+            arrays, batch_size, sentence_task=sentence_task, is_training=False
+        )
+
+    def __len__(self):
+        return self.batches.batches_per_epoch
+
+    def __getitem__(self, index):
+        rows = self.batches.rows(index)
+        features = {name: values[rows] for name, values in self.batches.arrays.items()}
+        return numpy_pretraining_batch(features, self.batches.sentence_task)
+
+
+def tensorboard_callbacks(log_dir):
+    """Keras's TensorBoard callback writes with TensorFlow's summaries."""
+    try:
+        require_tensorflow("TensorBoard logs", backend_too=False)
+    except ImportError:
+        return []
+    return [keras.callbacks.TensorBoard(os.fspath(log_dir), update_freq=100)]

@@ -1,0 +1,114 @@
+"""Training checkpoints as NumPy files, for the JAX and PyTorch backends.
+
+`tf.train.Checkpoint` needs TensorFlow; this keeps the same state (every
+model variable, the optimizer's slots and step, the dropout seed states)
+as one `.npz` per checkpoint, `step-000001000.npz`, written under a
+temporary name and renamed when complete, so a kill mid-save leaves the
+previous checkpoint the latest.
+"""
+
+import os
+import pathlib
+import re
+
+import keras
+import numpy as np
+
+_NAME = re.compile(r"^step-(\d{9})\.npz$")
+
+
+def seed_generator_states(model):
+    """The state variables of every dropout seed generator in `model`."""
+    states = []
+    for layer in model._flatten_layers(include_self=True):
+        generator = getattr(layer, "seed_generator", None)
+        if generator is not None and hasattr(generator, "state"):
+            states.append(generator.state)
+    return states
+
+
+def training_variables(model):
+    """Everything a resumed run needs: weights, optimizer, seed states."""
+    if getattr(model, "optimizer", None) is None:
+        raise ValueError(
+            f"Compile the model before checkpointing it: {model.name!r} has "
+            "no optimizer."
+        )
+    if not model.optimizer.built:
+        model.optimizer.build(model.trainable_variables)
+    return list(model.weights) + list(model.optimizer.variables) + seed_generator_states(model)
+
+
+class ArrayCheckpoints:
+    """Saves and restores `training_variables(model)` in `directory`."""
+
+    def __init__(self, model, directory, max_to_keep=3):
+        self.model = model
+        self.directory = pathlib.Path(directory)
+        self.max_to_keep = max_to_keep
+        self.variables = training_variables(model)
+
+    def steps(self):
+        """Steps of the complete checkpoints, oldest first."""
+        if not self.directory.is_dir():
+            return []
+        found = (_NAME.match(path.name) for path in self.directory.iterdir())
+        return sorted(int(match.group(1)) for match in found if match)
+
+    def path(self, step):
+        return self.directory / f"step-{step:09d}.npz"
+
+    def save(self, step):
+        self.directory.mkdir(parents=True, exist_ok=True)
+        values = {
+            f"v{index}": keras.ops.convert_to_numpy(variable.value)
+            for index, variable in enumerate(self.variables)
+        }
+        target = self.path(step)
+        temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+        try:
+            with open(temporary, "wb") as file:
+                np.savez(file, **values)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+        for old in self.steps()[:-self.max_to_keep]:
+            self.path(old).unlink(missing_ok=True)
+
+    def restore_latest(self):
+        """Restores the latest checkpoint; returns its step (0: none)."""
+        steps = self.steps()
+        if not steps:
+            return 0
+        path = self.path(steps[-1])
+        with np.load(path, allow_pickle=False) as data:
+            if len(data.files) != len(self.variables):
+                raise ValueError(
+                    f"The checkpoint {os.fspath(path)!r} holds {len(data.files)} "
+                    f"variables; this model and optimizer have {len(self.variables)}. "
+                    "Resume with the settings it was written with."
+                )
+            for index, variable in enumerate(self.variables):
+                value = data[f"v{index}"]
+                if tuple(value.shape) != tuple(variable.shape):
+                    raise ValueError(
+                        f"The checkpoint {os.fspath(path)!r} does not match this "
+                        f"model: {variable.path} has shape {tuple(variable.shape)}, "
+                        f"the checkpoint {tuple(value.shape)}."
+                    )
+                variable.assign(value)
+        return steps[-1]
+
+
+class SaveArrayCheckpoint(keras.callbacks.Callback):
+    """Saves a checkpoint at the end of each (checkpoint-sized) epoch."""
+
+    def __init__(self, checkpoints):
+        super().__init__()
+        self.checkpoints = checkpoints
+
+    def on_epoch_end(self, epoch, logs=None):
+        step = int(keras.ops.convert_to_numpy(self.model.optimizer.iterations))
+        self.checkpoints.save(step)
