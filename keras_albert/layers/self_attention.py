@@ -110,6 +110,15 @@ class AlbertSelfAttention(keras.layers.Layer):
             for projection in (self.query, self.key, self.value)
         )
 
+        if self._fused(training, return_attention):
+            context = ops.dot_product_attention(
+                query, key, value,
+                mask=None if padding_mask is None else ops.cast(padding_mask, "bool")[:, None, None, :],
+                scale=1.0 / math.sqrt(self.head_dim),
+            )
+            context = ops.reshape(context, (batch, length, self.hidden_dim))
+            return self.output_dense(context)
+
         query = query * ops.cast(1.0 / math.sqrt(self.head_dim), query.dtype)
         scores = ops.einsum("bqnd,bknd->bnqk", query, key)
         # Softmax in float32 for stability under mixed precision.
@@ -126,6 +135,21 @@ class AlbertSelfAttention(keras.layers.Layer):
             # Before dropout and in float32: what distillation compares.
             return output, probabilities
         return output
+
+    def _fused(self, training, return_attention):
+        """Whether `ops.dot_product_attention` computes this call.
+
+        On JAX and PyTorch it does whenever no probabilities are asked for
+        and no attention dropout applies (it has none): cuDNN's flash
+        attention on GPUs, XLA's or PyTorch's fused kernels elsewhere, the
+        same outputs (tests/backends). TensorFlow keeps the explicit softmax:
+        exports are made there, and full int8 TFLite needs `masked_softmax`'s
+        narrow score range, where the fused op's large negative mask value
+        would swamp the calibration.
+        """
+        if return_attention or keras.config.backend() == "tensorflow":
+            return False
+        return not (training and self.attention_dropout)
 
     def compute_output_shape(self, hidden_states_shape, padding_mask_shape=None):
         return tuple(hidden_states_shape)

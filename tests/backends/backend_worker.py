@@ -27,6 +27,21 @@ import keras_albert  # noqa: E402, F401
 from keras_albert.training.lamb import AlbertLamb  # noqa: E402
 
 BACKEND = keras.config.backend()
+FUSED_CALLS = []
+
+
+def _count_fused_attention():
+    """Counts calls of `keras.ops.dot_product_attention` (the fused path)."""
+    real = keras.ops.dot_product_attention
+    if getattr(real, "counted", False):
+        return
+
+    def counted(*args, **kwargs):
+        FUSED_CALLS.append(1)
+        return real(*args, **kwargs)
+
+    counted.counted = True
+    keras.ops.dot_product_attention = counted
 
 
 def backbone_outputs(model, inputs):
@@ -115,6 +130,7 @@ def _gradients(layer, forward, loss_of, x):
 
 
 def main(cases_dir, out_path):
+    _count_fused_attention()
     cases_dir = pathlib.Path(cases_dir)
     inputs = dict(np.load(cases_dir / "inputs.npz"))
     results = {}
@@ -132,6 +148,7 @@ def main(cases_dir, out_path):
             raise ValueError(f"Unknown case kind: {spec['kind']!r}")
         for key, value in outputs.items():
             results[f"{name}/{key}"] = keras.ops.convert_to_numpy(value).astype("float32")
+    results["fused_attention_calls"] = np.array(len(FUSED_CALLS), "float32")
     np.savez(out_path, **results)
 
 

@@ -134,3 +134,11 @@ def test_reversible_gradients_equal_plain_autodiff(computed, backend):
         assert np.abs(expected).max() > 0, key
         np.testing.assert_allclose(results[key], expected, atol=1e-5, rtol=1e-4, err_msg=key)
         np.testing.assert_allclose(results[key], computed["tensorflow"][key], atol=1e-5, rtol=1e-4, err_msg=key)
+
+
+def test_full_attention_is_fused_off_tensorflow(computed):
+    # JAX and PyTorch go through ops.dot_product_attention; TensorFlow keeps
+    # the explicit softmax that int8 TFLite calibration needs.
+    assert computed["jax"]["fused_attention_calls"] > 0
+    assert computed["torch"]["fused_attention_calls"] > 0
+    assert computed["tensorflow"]["fused_attention_calls"] == 0
