@@ -1,14 +1,34 @@
-"""Layer-wise knowledge distillation from an ALBERT teacher into a student."""
+"""Layer-wise knowledge distillation from an ALBERT teacher into a student.
 
-from keras_albert.distill.distiller import Distiller
-from keras_albert.distill.layer_map import default_layer_map
-from keras_albert.distill.layer_map import resolve_layer_map
-from keras_albert.distill.losses import attention_transfer_loss
-from keras_albert.distill.losses import feature_map_loss
-from keras_albert.distill.losses import soft_mlm_loss
-from keras_albert.distill.progressive import progressive_distillation
-from keras_albert.distill.task_distillation import HeldOutAccuracy
-from keras_albert.distill.task_distillation import TaskDistillationLoss
-from keras_albert.distill.task_distillation import distill_classifier
-from keras_albert.distill.task_distillation import distillation_targets
-from keras_albert.distill.task_distillation import teacher_logits
+Names are imported on first use: the losses and the `Distiller` run on
+every backend; task distillation's length-bucketed data uses tf.data.
+"""
+
+import importlib
+
+_EXPORTS = {
+    "Distiller": "distiller",
+    "default_layer_map": "layer_map",
+    "resolve_layer_map": "layer_map",
+    "attention_transfer_loss": "losses",
+    "feature_map_loss": "losses",
+    "soft_mlm_loss": "losses",
+    "progressive_distillation": "progressive",
+    "HeldOutAccuracy": "task_distillation",
+    "TaskDistillationLoss": "task_distillation",
+    "distill_classifier": "task_distillation",
+    "distillation_targets": "task_distillation",
+    "teacher_logits": "task_distillation",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
+    return getattr(module, name)
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

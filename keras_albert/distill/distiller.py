@@ -1,7 +1,6 @@
 """Distiller: a student learns from a frozen ALBERT teacher, layer by layer."""
 
 import keras
-import tensorflow as tf
 from keras import ops
 
 from keras_albert.distill.layer_map import resolve_layer_map
@@ -274,11 +273,19 @@ class Distiller(keras.Model):
             if name in self.trackers:
                 self.trackers[name].update_state(value)
         total = self.total_loss(losses)
-        # Keras sums gradients over replicas: each replica's mean loss
-        # counts 1 / replicas of the global one.
-        replicas = tf.distribute.get_strategy().num_replicas_in_sync
-        return ops.convert_to_tensor(total, "float32") / replicas
+        return ops.convert_to_tensor(total, "float32") / _replicas()
 
     def get_config(self):
         # The teacher and student are saved on their own (presets).
         raise NotImplementedError("Save the student with `student.save_to_preset`.")
+
+
+def _replicas():
+    """Under tf.distribute, Keras sums gradients over replicas, so each
+    replica's mean loss counts 1 / replicas of the global one. JAX's
+    `keras.distribution` computes one loss over the global batch."""
+    if keras.config.backend() != "tensorflow":
+        return 1
+    import tensorflow as tf
+
+    return tf.distribute.get_strategy().num_replicas_in_sync

@@ -73,6 +73,32 @@ def pretrainer_outputs(model, inputs, optimizer):
     return results
 
 
+def task_outputs(model, inputs):
+    """Every output of a task model (no preprocessor) on packed inputs."""
+    x = _backbone_inputs(inputs)
+    if model.name.startswith("albert_multiple_choice"):
+        x = {name: np.stack([value, value[:, ::-1]], axis=1) for name, value in x.items()}
+    elif model.name.startswith("albert_masked_lm"):
+        x = dict(x, mask_positions=inputs["mask_positions"])
+    outputs = model(x, training=False)
+    return outputs if isinstance(outputs, dict) else {"output": outputs}
+
+
+def distiller_outputs(teacher, student, inputs):
+    """Every distillation loss, then one SGD step's loss, of a Distiller."""
+    from keras_albert.distill import Distiller
+
+    distiller = Distiller(teacher, student, hidden_projection=False)
+    x = dict(_backbone_inputs(inputs), mask_positions=inputs["mask_positions"])
+    losses = distiller.distillation_losses(x, distiller(x), inputs["mask_ids"], inputs["mask_weights"])
+    results = {f"loss_{name}": value for name, value in losses.items()}
+    distiller.compile(optimizer=keras.optimizers.SGD(0.01), jit_compile=BACKEND == "jax")
+    y, weights = {"mlm": inputs["mask_ids"]}, {"mlm": inputs["mask_weights"]}
+    results["loss_before_step"] = distiller.train_on_batch(x, y, sample_weight=weights, return_dict=True)["loss"]
+    results["loss_after_step"] = distiller.test_on_batch(x, y, sample_weight=weights, return_dict=True)["loss"]
+    return results
+
+
 def reversible_gradients(model, inputs):
     """Gradients of a loss on two layers' outputs, by reversal and by plain
     autodiff, with this backend's own autodiff."""
@@ -137,8 +163,19 @@ def main(cases_dir, out_path):
     for spec_path in sorted(cases_dir.glob("*.json")):
         name = spec_path.stem
         spec = json.loads(spec_path.read_text())
+        if spec["kind"] == "distiller":
+            teacher, student = (
+                keras.saving.load_model(cases_dir / f"{name}_{role}.keras", compile=False)
+                for role in ("teacher", "student")
+            )
+            outputs = distiller_outputs(teacher, student, inputs)
+            for key, value in outputs.items():
+                results[f"{name}/{key}"] = keras.ops.convert_to_numpy(value).astype("float32")
+            continue
         model = keras.saving.load_model(cases_dir / f"{name}.keras", compile=False)
-        if spec["kind"] == "backbone":
+        if spec["kind"] == "task":
+            outputs = task_outputs(model, inputs)
+        elif spec["kind"] == "backbone":
             outputs = backbone_outputs(model, inputs)
         elif spec["kind"] == "pretrainer":
             outputs = pretrainer_outputs(model, inputs, spec.get("optimizer", "sgd"))

@@ -6,6 +6,7 @@ fit, and a TensorFlow-only feature asked for. Writes what it saw.
 """
 
 import json
+import pathlib
 import sys
 
 if __name__ == "__main__":
@@ -47,6 +48,8 @@ def main(out_path):
     classifier.fit(TEXTS * 2, np.tile(LABELS, 2), batch_size=4, epochs=3, verbose=0)
     after = classifier.evaluate(TEXTS * 2, np.tile(LABELS, 2), verbose=0)[0]
     results["logits"] = classifier.predict(TEXTS, verbose=0)
+    # What this backend trained, saved for a TensorFlow process to load.
+    classifier.save_to_preset(str(pathlib.Path(out_path).with_name("trained_preset")))
     try:
         classifier.serving_signature(TEXTS)
         refusal = None

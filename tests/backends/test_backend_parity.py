@@ -69,6 +69,22 @@ def _save_cases(directory):
         save(f"backbone_{name}", keras_albert.AlbertBackbone(**SMALL, **options), "backbone")
     reversible = keras_albert.AlbertBackbone(**SMALL, sharing="attention", num_groups=2, reversible=True, **LSH)
     save("reversible_gradients", reversible, "reversible_gradients")
+    tasks = {
+        "question_answerer": lambda b: keras_albert.AlbertQuestionAnswerer(b),
+        "multiple_choice": lambda b: keras_albert.AlbertMultipleChoice(b),
+        "token_classifier": lambda b: keras_albert.AlbertTokenClassifier(b, num_classes=5),
+        "classifier": lambda b: keras_albert.AlbertClassifier(b, num_classes=3),
+        "masked_lm": lambda b: keras_albert.AlbertMaskedLM(b),
+    }
+    for name, task in tasks.items():
+        save(f"task_{name}", task(keras_albert.AlbertBackbone(**SMALL)), "task")
+    teacher = keras_albert.AlbertMaskedLM(keras_albert.AlbertBackbone(**SMALL, initializer_range=0.5))
+    student = keras_albert.AlbertMaskedLM(keras_albert.AlbertBackbone(
+        **dict(SMALL, num_layers=3, bottleneck_dim=8, num_feedforward_stacks=2, normalization="no_norm",
+               activation="relu", sharing="none")))
+    for role, model in (("teacher", teacher), ("student", student)):
+        model.save(directory / f"distiller_{role}.keras")
+    (directory / "distiller.json").write_text(json.dumps(dict(kind="distiller")))
     for optimizer in ("sgd", "lamb"):
         backbone = keras_albert.AlbertBackbone(**SMALL, sharing="all")
         save(f"pretrainer_{optimizer}", keras_albert.AlbertPretrainer(backbone), "pretrainer", optimizer=optimizer)
@@ -122,6 +138,27 @@ def test_pretrainer_outputs_and_one_step_equal_tensorflow(computed, backend, opt
     before = computed[backend][f"pretrainer_{optimizer}/loss_before_step"]
     after = computed[backend][f"pretrainer_{optimizer}/loss_after_step"]
     assert abs(float(before) - float(after)) > 1e-3
+
+
+@pytest.mark.parametrize("backend", ["jax", "torch"])
+@pytest.mark.parametrize(
+    "name", ["question_answerer", "multiple_choice", "token_classifier", "classifier", "masked_lm"]
+)
+def test_task_outputs_equal_tensorflow(computed, backend, name):
+    for key in _keys(computed, f"task_{name}/"):
+        np.testing.assert_allclose(computed[backend][key], computed["tensorflow"][key], atol=1e-5, rtol=1e-5, err_msg=key)
+
+
+@pytest.mark.parametrize("backend", ["jax", "torch"])
+def test_distillation_losses_and_step_equal_tensorflow(computed, backend):
+    keys = _keys(computed, "distiller/")
+    assert {"distiller/loss_before_step", "distiller/loss_after_step"} <= set(keys)
+    assert len([k for k in keys if k.startswith("distiller/loss_") and "step" not in k]) >= 3
+    for key in keys:
+        np.testing.assert_allclose(computed[backend][key], computed["tensorflow"][key], atol=1e-5, rtol=1e-5, err_msg=key)
+        assert computed["tensorflow"][key] > 0, key
+    before, after = (float(computed[backend][f"distiller/loss_{when}_step"]) for when in ("before", "after"))
+    assert abs(before - after) > 1e-3
 
 
 @pytest.mark.parametrize("backend", ["tensorflow", "jax", "torch"])

@@ -37,6 +37,7 @@ def seen(tmp_path_factory):
         assert result.returncode == 0, result.stderr[-4000:]
         data = dict(np.load(out))
         data["report"] = json.loads(str(data["report"]))
+        data["preset"] = out.with_name("trained_preset")
         results[backend] = data
     return results
 
@@ -76,6 +77,12 @@ def test_classifier_trains_and_predicts(seen, backend):
     assert report["loss_after"] < report["loss_before"]
     logits = seen[backend]["logits"]
     assert logits.shape == (len(TEXTS), 3) and np.isfinite(logits).all()
+
+
+@pytest.mark.parametrize("backend", ["jax", "torch"])
+def test_preset_trained_there_loads_here_with_equal_outputs(seen, backend):
+    classifier = keras_albert.AlbertClassifier.from_preset(str(seen[backend]["preset"]))
+    np.testing.assert_allclose(classifier.predict(TEXTS, verbose=0), seen[backend]["logits"], atol=1e-5)
 
 
 @pytest.mark.parametrize("backend", ["jax", "torch"])

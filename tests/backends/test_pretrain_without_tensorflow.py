@@ -1,0 +1,87 @@
+"""`pretrain` end to end on JAX with TensorFlow unimportable: NumPy
+instance files, checkpoints and a preset that TensorFlow loads; killed with
+SIGKILL and run again, it ends with the uninterrupted run's weights."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import keras_albert
+from tests.cli.test_pretrain_command import _arguments
+from tests.cli.test_pretrain_command import _write_corpus
+
+pytestmark = pytest.mark.large
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+WORKER = pathlib.Path(__file__).with_name("pretrain_worker.py")
+
+
+def _run(arguments, **env):
+    return subprocess.run(
+        [sys.executable, str(WORKER), *arguments],
+        env=dict(os.environ, KERAS_BACKEND="jax", PYTHONPATH=str(ROOT), **env),
+        capture_output=True, text=True, timeout=900,
+    )
+
+
+def _jax_arguments(corpus, output, heldout=None, **overrides):
+    return _arguments(corpus, output, heldout, dynamic_masking="false", **overrides)
+
+
+def _weights(output):
+    pretrainer = keras_albert.AlbertPretrainer.from_preset(str(output / "preset"))
+    return [np.asarray(w) for w in pretrainer.weights]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pretrain_jax")
+    corpus = _write_corpus(root / "corpus.txt")
+    heldout = _write_corpus(root / "heldout.txt", documents=6, seed=9)
+    output = root / "straight"
+    result = _run(_jax_arguments(corpus, output, heldout))
+    assert result.returncode == 0, result.stderr[-3000:]
+    return corpus, heldout, output, result
+
+
+def test_writes_numpy_data_checkpoints_and_a_preset(uninterrupted):
+    _, _, output, result = uninterrupted
+    assert (output / "data" / "train.npz").is_file() and (output / "data" / "eval.npz").is_file()
+    assert not list((output / "data").glob("*.tfrecord"))
+    assert sorted(p.name for p in (output / "checkpoints").iterdir()) == [
+        "step-000000004.npz", "step-000000008.npz", "step-000000012.npz",
+    ]
+    metrics = json.loads((output / "metrics.json").read_text())
+    assert metrics["train_steps"] == 12
+    assert 0 <= metrics["heldout"]["mlm_accuracy"] <= 1
+    assert "jax backend, 1 replica(s)" in result.stdout
+    # The preset a JAX run wrote loads here, on TensorFlow.
+    assert len(_weights(output)) > 10
+
+
+def test_kill_9_then_same_command_gives_uninterrupted_weights(uninterrupted, tmp_path):
+    corpus, heldout, straight, _ = uninterrupted
+    output = tmp_path / "killed"
+    killed = _run(_jax_arguments(corpus, output, heldout), KILL_AT_BATCH="6")
+    assert killed.returncode == -9, killed.stderr[-2000:]
+    assert (output / "checkpoints" / "step-000000004.npz").is_file()
+    assert not (output / "preset").exists()
+    resumed = _run(_jax_arguments(corpus, output, heldout))
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "resumed at step 4" in resumed.stdout
+    for got, expected in zip(_weights(output), _weights(straight), strict=True):
+        np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
+def test_tensorflow_only_flags_are_refused_before_any_work(tmp_path):
+    corpus = _write_corpus(tmp_path / "corpus.txt", documents=4)
+    output = tmp_path / "refused"
+    result = _run(_arguments(corpus, output, dynamic_masking="true"))
+    assert result.returncode != 0
+    assert "--dynamic_masking need KERAS_BACKEND=tensorflow (tf.data / tf.distribute); this run is on KERAS_BACKEND=jax." in result.stderr
+    assert not (output / "vocabulary.spm").exists()
