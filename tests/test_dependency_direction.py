@@ -63,3 +63,39 @@ def test_library_imports_only_its_dependencies(library):
             elif imported not in allowed and imported in LIBRARIES:
                 violations.append(f"{path.relative_to(ROOT)}:{line} imports keras_albert.{imported}")
     assert not violations, "\n".join(violations)
+
+
+# Core modules that import TensorFlow (or the TensorFlow-only export and
+# serving packages) when they are imported. Each sits on a TensorFlow-only
+# path (tf.data readers, tf.distribute, the fine-tuning pipeline that
+# exports SavedModels) or is a backend's own module; `import keras_albert`
+# and training on JAX/PyTorch never reach them (tests/backends). The list
+# may only shrink.
+TENSORFLOW_MODULES = {
+    "keras_albert/data/bucketed_batches.py",
+    "keras_albert/data/pretraining_tfrecords.py",
+    "keras_albert/layers/reversible_gradient_tensorflow.py",
+    "keras_albert/pipelines/classifier_fine_tuning.py",
+    "keras_albert/pipelines/finetuning.py",
+    "keras_albert/training/keras_distribution_fixes.py",
+    "keras_albert/training/strategy.py",
+}
+CORE = ("utils", "layers", "presets", "models", "editing", "data", "training",
+        "distill", "pipelines", "datasets", "tokenizers")
+TENSORFLOW_ONLY = ("tensorflow", "tensorflow_text", "keras_albert.export", "keras_albert.serving")
+
+
+def test_core_imports_tensorflow_only_in_known_modules():
+    found = set()
+    for library in CORE:
+        for path in sorted((ROOT / "keras_albert" / library).rglob("*.py")):
+            for node in ast.parse(path.read_text()).body:  # module level only
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module]
+                if any(name == prefix or name.startswith(prefix + ".") for name in names for prefix in TENSORFLOW_ONLY):
+                    found.add(str(path.relative_to(ROOT)))
+    assert found <= TENSORFLOW_MODULES, sorted(found - TENSORFLOW_MODULES)
+    assert TENSORFLOW_MODULES <= found, f"no longer import TensorFlow, drop from the list: {sorted(TENSORFLOW_MODULES - found)}"

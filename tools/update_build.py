@@ -32,7 +32,9 @@ LIBRARIES = {
     "convert": ["models"],
     # TF-Hub export writes (and checks) the layout `convert` reads; full int8
     # calibrates on (and is checked against) bundled text by default.
-    "export": ["models", "convert", "datasets"],
+    # TensorFlow-only: raw-string serving graphs for every task.
+    "serving": ["models"],
+    "export": ["models", "serving", "convert", "datasets"],
     "distill": ["layers", "models", "data", "training"],
     "pipelines": ["models", "editing", "data", "training", "export", "distill"],
     "cli": ["models", "editing", "tokenizers", "data", "training", "convert", "export", "datasets", "distill", "pipelines"],

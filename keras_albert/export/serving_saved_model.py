@@ -1,6 +1,6 @@
 """A serving SavedModel that takes raw strings: tokenization in the graph.
 
-`serving_default` is the task's own `serving_signature(...)`; per task:
+`serving_default` is the task's serving signature (`serving_signature(task, ...)`); per task:
 - classifiers and regressors: `text` (and `text_pair` for pair tasks) ->
   `logits` and, for classifiers, `probabilities` (regressors' outputs are
   not squashed);
@@ -36,7 +36,9 @@ import tensorflow_text  # noqa: F401  (registers the SentencePiece op)
 
 from keras_albert.models.length_buckets import check_buckets
 from keras_albert.models.length_buckets import unbucketed
-from keras_albert.models.serving_signature import check_serving_preprocessor
+from keras_albert.serving.serving_signature import check_serving_preprocessor
+from keras_albert.serving.task_signatures import serving_signature
+from keras_albert.serving.task_signatures import supports_serving
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.native_notices import SAVED_MODEL_NOTICES
@@ -49,10 +51,10 @@ _logger = logging.getLogger(__name__)
 
 def _check_exportable(task, path, overwrite=False):
     check_serving_preprocessor(task)
-    if not hasattr(task, "serving_signature"):
+    if not supports_serving(task):
         raise ValueError(
-            "A serving SavedModel serves what the task's `serving_signature` "
-            "defines (AlbertClassifier, AlbertMultipleChoice, "
+            "A serving SavedModel serves what the task's serving signature "
+            "(keras_albert.serving.task_signatures) defines (AlbertClassifier, AlbertMultipleChoice, "
             "AlbertTokenClassifier, AlbertQuestionAnswerer). Received: "
             f"{type(task).__name__}"
         )
@@ -117,7 +119,7 @@ def export_serving_saved_model(
         length_buckets = getattr(task, "length_buckets", None)
     buckets = check_buckets(length_buckets)
     with logged_step(_logger, "Tracing the serving signature"):
-        signature = task.serving_signature(check_texts, length_buckets=buckets, pair=pair)
+        signature = serving_signature(task, check_texts, length_buckets=buckets, pair=pair)
         archive = _archive(task, signature)
     with atomic_directory(path, "saved_model", overwrite) as staging:
         with logged_step(_logger, f"Writing the SavedModel for {str(path)!r}"):

@@ -18,18 +18,10 @@ from keras_albert.models.input_validation import uses_sparse_labels
 from keras_albert.models.input_validation import with_label_checks
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.label_names import LabelNamesMixin
-from keras_albert.models.label_names import argmax_label_names
 from keras_albert.models.label_names import check_label_names
 from keras_albert.models.length_buckets import LengthBucketedMixin
-from keras_albert.models.serving_signature import ServingSignature
-from keras_albert.models.serving_signature import check_serving_preprocessor
-from keras_albert.models.serving_signature import float32_logits
-from keras_albert.models.serving_signature import logit_outputs
-from keras_albert.models.serving_signature import pooled_logits
-from keras_albert.models.serving_signature import string_spec
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
 from keras_albert.utils.backend import is_tf_dataset
-from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.validation import check_choice
 from keras_albert.utils.validation import check_positive_int
 from keras_albert.utils.validation import check_rate
@@ -177,51 +169,6 @@ class AlbertClassifier(
                 metrics = [keras.metrics.MeanAbsoluteError()]
         kwargs.setdefault("jit_compile", default_jit_compile())
         super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
-
-    def serving_signature(self, check_texts, length_buckets=None, pair=False):
-        """Raw-string serving: `text` (and `text_pair` with `pair`) ->
-        `logits` and, unless regressing, `probabilities`; with
-        `label_names`, also `labels` (the name of the argmax class).
-
-        Each example runs at the smallest of `length_buckets` that holds it
-        (None: at the preprocessor's full length); `check_texts` make the
-        example inputs. Returns a `ServingSignature`, which
-        `keras_albert.export.export_serving_saved_model` writes out.
-        """
-        tf = require_tensorflow("Raw-string serving", backend_too=True)
-        check_serving_preprocessor(self)
-        preprocessor = self.preprocessor
-        texts = list(check_texts)
-        logits_of = pooled_logits(
-            self, length_buckets, lambda features: tf.zeros([0, self.num_classes], tf.float32)
-        )
-
-        def outputs(features):
-            served = logit_outputs(logits_of(features), self.is_regression)
-            if self.label_names:
-                served["labels"] = argmax_label_names(served["logits"], self.label_names)
-            return served
-
-        if pair:
-            def serve_pairs(text, text_pair):
-                return outputs(preprocessor(x=(text, text_pair)))
-
-            return ServingSignature(
-                [string_spec("text"), string_spec("text_pair")],
-                serve_pairs,
-                {"text": tf.constant(texts), "text_pair": tf.constant(texts)},
-                float32_logits(lambda: self.predict((texts, texts), verbose=0)),
-            )
-
-        def serve(text):
-            return outputs(preprocessor(text))
-
-        return ServingSignature(
-            [string_spec("text")],
-            serve,
-            {"text": tf.constant(texts)},
-            float32_logits(lambda: self.predict(texts, verbose=0)),
-        )
 
     def get_config(self):
         config = super().get_config()

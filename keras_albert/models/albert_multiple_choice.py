@@ -16,14 +16,7 @@ from keras_albert.models.input_validation import check_same_count
 from keras_albert.models.input_validation import choice_count
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import LengthBucketedMixin
-from keras_albert.models.serving_signature import ServingSignature
-from keras_albert.models.serving_signature import check_serving_preprocessor
-from keras_albert.models.serving_signature import float32_logits
-from keras_albert.models.serving_signature import logit_outputs
-from keras_albert.models.serving_signature import pooled_logits
-from keras_albert.models.serving_signature import string_spec
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
-from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.validation import check_rate
 
 
@@ -98,38 +91,6 @@ class AlbertMultipleChoice(TokenFeatureChecksMixin, LengthBucketedMixin, PresetR
             metrics = [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
         kwargs.setdefault("jit_compile", default_jit_compile())
         super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
-
-    def serving_signature(self, check_texts, length_buckets=None, pair=False):
-        """Raw-string serving: `context`, `question` [batch] and `choices`
-        [batch, num_choices] -> `logits`, `probabilities` [batch, num_choices].
-
-        Each example runs at the smallest of `length_buckets` that holds its
-        longest choice (None: the full length); `check_texts` make the
-        example inputs (each text as context, question and, with its
-        reverse, the choices). `pair` is unused: the inputs are fixed.
-        Returns a `ServingSignature`.
-        """
-        tf = require_tensorflow("Raw-string serving", backend_too=True)
-        check_serving_preprocessor(self)
-        preprocessor = self.preprocessor
-        texts = list(check_texts)
-
-        def empty(features):  # [0, num_choices]
-            return tf.zeros(tf.stack([0, tf.shape(features["token_ids"])[1]]), tf.float32)
-
-        logits_of = pooled_logits(self, length_buckets, empty)
-
-        def serve(context, question, choices):
-            x = {"context": context, "question": question, "choices": choices}
-            return logit_outputs(logits_of(preprocessor(x)))
-
-        x = {"context": texts, "question": texts, "choices": [[t, t[::-1]] for t in texts]}
-        return ServingSignature(
-            [string_spec("context"), string_spec("question"), string_spec("choices", 2)],
-            serve,
-            {name: tf.constant(value) for name, value in x.items()},
-            float32_logits(lambda: self.predict(x, verbose=0)),
-        )
 
     def get_config(self):
         config = super().get_config()

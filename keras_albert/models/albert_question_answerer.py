@@ -15,11 +15,7 @@ from keras_albert.models.length_buckets import DEFAULT_BUCKETS
 from keras_albert.models.length_buckets import check_buckets
 from keras_albert.models.length_buckets import predict_packed
 from keras_albert.models.question_answering_spans import best_answers
-from keras_albert.models.serving_signature import ServingSignature
-from keras_albert.models.serving_signature import check_serving_preprocessor
-from keras_albert.models.serving_signature import string_spec
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
-from keras_albert.utils.backend import require_tensorflow
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -117,59 +113,4 @@ class AlbertQuestionAnswerer(TokenFeatureChecksMixin, PresetResolutionMixin, Tas
             max_answer_length=max_answer_length,
             allow_no_answer=allow_no_answer,
             null_threshold=null_threshold,
-        )
-
-    def serving_signature(self, check_texts, length_buckets=None, pair=False, max_answer_length=30):
-        """Raw-string serving: `question`, `context` -> the best `answer`
-        over all windows of a long context (a byte-exact substring, with
-        `answer_start_byte` / `answer_end_byte`), `answer_score`,
-        `null_score` and the `start_logits` / `end_logits` of the window
-        the answer came from: the answers of `answer`.
-
-        `check_texts` make example contexts of one and of several windows
-        (a few of their first words as the question); `length_buckets` and
-        `pair` are unused (windows keep the full length). Returns a
-        `ServingSignature` whose expected outputs are `answer`'s scores.
-        """
-        tf = require_tensorflow("Raw-string serving", backend_too=True)
-        # TensorFlow string ops throughout: imported once TensorFlow is known.
-        from keras_albert.models.question_answering_serving import (
-            best_answers_over_windows,
-        )
-        from keras_albert.models.question_answering_serving import windowed_qa_features
-        check_serving_preprocessor(self)
-        preprocessor = self.preprocessor
-        length = preprocessor.sequence_length
-
-        def serve(question, context):
-            features, byte_start, byte_end, start_allowed, example = windowed_qa_features(
-                preprocessor.tokenizer, question, context, length,
-                preprocessor.max_question_length, preprocessor.doc_stride,
-            )
-            logits = self(features, training=False)
-            return best_answers_over_windows(
-                context,
-                tf.cast(logits["start_logits"], tf.float32),
-                tf.cast(logits["end_logits"], tf.float32),
-                byte_start, byte_end, start_allowed, example, max_answer_length,
-            )
-
-        texts = list(check_texts)
-        contexts = [" ".join(texts[i : i + 1 + i % 3]) for i in range(len(texts))]
-        contexts = [c for c in contexts if c.strip()] or ["a"]
-        questions = [" ".join(c.split()[:3]) for c in contexts]
-
-        def expected():
-            # n_best = length: every position is considered, as in the graph.
-            answers = self.answer(questions, contexts, n_best=length, max_answer_length=max_answer_length)
-            return {
-                name: np.array([a[key] for a in answers], "float32")
-                for name, key in (("answer_score", "score"), ("null_score", "null_score"))
-            }
-
-        return ServingSignature(
-            [string_spec("question"), string_spec("context")],
-            serve,
-            {"question": tf.constant(questions), "context": tf.constant(contexts)},
-            expected,
         )

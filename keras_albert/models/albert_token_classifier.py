@@ -14,16 +14,11 @@ from keras_albert.models.input_validation import TokenFeatureChecksMixin
 from keras_albert.models.input_validation import check_word_labels
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.label_names import LabelNamesMixin
-from keras_albert.models.label_names import argmax_label_names
 from keras_albert.models.label_names import check_label_names
 from keras_albert.models.length_buckets import DEFAULT_BUCKETS
 from keras_albert.models.length_buckets import PackedInputsMixin
 from keras_albert.models.length_buckets import check_buckets
 from keras_albert.models.length_buckets import predict_packed
-from keras_albert.models.serving_signature import ServingSignature
-from keras_albert.models.serving_signature import check_serving_preprocessor
-from keras_albert.models.serving_signature import float32_logits
-from keras_albert.models.serving_signature import string_spec
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
 from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.validation import check_positive_int
@@ -133,43 +128,6 @@ class AlbertTokenClassifier(
                 labels[ids[position]] = int(logits[row, position].argmax())
             results.append(labels)
         return results
-
-    def serving_signature(self, check_texts, length_buckets=None, pair=False):
-        """Raw-string serving: `text` (split on whitespace) -> per-position
-        `logits`, `predictions` and `word_ids` (the word each position
-        starts, -1 elsewhere), at the preprocessor's full length; with
-        `label_names`, also `labels` (the predicted name at each word's
-        first position, "" elsewhere).
-
-        `check_texts` make the example inputs; `length_buckets` and `pair`
-        are unused (outputs are per position, the input is one text).
-        Returns a `ServingSignature`.
-        """
-        tf = require_tensorflow("Raw-string serving", backend_too=True)
-        check_serving_preprocessor(self)
-        preprocessor = self.preprocessor
-        texts = list(check_texts)
-
-        def serve(text):
-            logits = tf.cast(self(preprocessor(text), training=False), tf.float32)
-            word_ids = preprocessor.word_ids(text)
-            served = {
-                "logits": logits,
-                "predictions": tf.argmax(logits, -1, output_type=tf.int32),
-                "word_ids": word_ids,
-            }
-            if self.label_names:
-                names = argmax_label_names(logits, self.label_names)
-                served["labels"] = tf.where(word_ids >= 0, names, "")
-            return served
-
-        features = preprocessor(texts)
-        return ServingSignature(
-            [string_spec("text")],
-            serve,
-            {"text": tf.constant(texts)},
-            float32_logits(lambda: self(features, training=False)),
-        )
 
     def get_config(self):
         config = super().get_config()

@@ -6,7 +6,6 @@ probabilities. Tasks saved before names existed load with
 `label_names=None` and serve class ids only.
 """
 
-from keras_albert.utils.backend import require_tensorflow
 
 
 def check_label_names(label_names, num_classes, name="label_names", regression=False):
@@ -40,13 +39,6 @@ def check_label_names(label_names, num_classes, name="label_names", regression=F
     if repeated:
         raise ValueError(f"`{name}` must be distinct. Repeated: {repeated!r} in {name}={names!r}")
     return names
-
-
-def argmax_label_names(logits, label_names):
-    """The name of the highest-scoring class along the last axis (a string
-    tensor of `logits`' shape without that axis); a serving graph's op."""
-    tf = require_tensorflow("Raw-string serving")
-    return tf.gather(tf.constant(label_names, tf.string), tf.argmax(logits, -1, output_type=tf.int32))
 
 
 class LabelNamesMixin:

@@ -304,33 +304,3 @@ def unbucketed(task):
         yield task
     finally:
         task.length_buckets = saved
-
-
-def bucketed_graph_call(call, features, shapes, empty_output):
-    """`call(features)` in a graph, each example run at the smallest of
-    `shapes` that holds it; outputs in the input order.
-
-    For graphs that take any batch (a serving signature): examples are
-    partitioned by bucket, each non-empty part is sliced to its length and
-    run, and the results are stitched back. Only pooled outputs (one row
-    per example) can be stitched; `empty_output(features)` builds the
-    zero-row output of a bucket no example falls in.
-    """
-    tf = require_tensorflow("Length-bucketed serving")
-    lengths = tf.reduce_sum(tf.cast(features["padding_mask"], tf.int32), -1)
-    while lengths.shape.rank > 1:
-        lengths = tf.reduce_max(lengths, -1)
-    lengths = tf.minimum(lengths, shapes[-1])
-    bucket = tf.searchsorted(tf.constant(shapes, tf.int32), lengths, side="left")
-    rows = tf.dynamic_partition(tf.range(tf.shape(lengths)[0]), bucket, len(shapes))
-    parts = []
-    for index, length in enumerate(shapes):
-        part = {name: tf.gather(value, rows[index])[..., :length] for name, value in features.items()}
-        parts.append(
-            tf.cond(
-                tf.size(rows[index]) > 0,
-                lambda part=part: call(part),
-                lambda part=part: empty_output(part),
-            )
-        )
-    return tf.dynamic_stitch(rows, parts)

@@ -51,7 +51,9 @@ def main(out_path):
     # What this backend trained, saved for a TensorFlow process to load.
     classifier.save_to_preset(str(pathlib.Path(out_path).with_name("trained_preset")))
     try:
-        classifier.serving_signature(TEXTS)
+        from keras_albert.export.serving_saved_model import export_serving_saved_model
+
+        export_serving_saved_model(classifier, str(pathlib.Path(out_path).with_name("served")))
         refusal = None
     except ImportError as error:
         refusal = str(error)

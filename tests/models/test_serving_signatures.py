@@ -10,8 +10,9 @@ import tensorflow as tf
 
 import keras_albert
 from keras_albert.models.length_buckets import unbucketed
-from keras_albert.models.serving_signature import ServingSignature
-from keras_albert.models.serving_signature import logit_outputs
+from keras_albert.serving.serving_signature import ServingSignature
+from keras_albert.serving.serving_signature import logit_outputs
+from keras_albert.serving.task_signatures import serving_signature
 
 TEXTS = ["the cat sleeps.", "emma walks slowly to the garden", "", "dog " * 40]
 
@@ -49,7 +50,7 @@ def test_classifier_signature(parts, num_classes, pair):
     tokenizer, backbone = parts
     pre = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
     task = keras_albert.AlbertClassifier(backbone, num_classes=num_classes, preprocessor=pre)
-    signature = task.serving_signature(TEXTS, length_buckets=(4, 8), pair=pair)
+    signature = serving_signature(task, TEXTS, length_buckets=(4, 8), pair=pair)
     assert list(signature.example_inputs) == (["text", "text_pair"] if pair else ["text"])
     outputs = served(signature)
     assert set(outputs) == ({"logits"} if num_classes == 1 else {"logits", "probabilities"})
@@ -61,17 +62,17 @@ def test_classifier_signature_checks_its_arguments(parts):
     tokenizer, backbone = parts
     task = keras_albert.AlbertClassifier(backbone, num_classes=2)
     with pytest.raises(ValueError, match="preprocessor=None"):
-        task.serving_signature(TEXTS)
+        serving_signature(task, TEXTS)
     task.preprocessor = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
     with pytest.raises(ValueError, match="length_buckets"):
-        task.serving_signature(TEXTS, length_buckets=[1])
+        serving_signature(task, TEXTS, length_buckets=[1])
 
 
 def test_multiple_choice_signature(parts):
     tokenizer, backbone = parts
     pre = keras_albert.AlbertMultipleChoicePreprocessor(tokenizer, sequence_length=16)
     task = keras_albert.AlbertMultipleChoice(backbone, preprocessor=pre)
-    signature = task.serving_signature(TEXTS, length_buckets=(8,))
+    signature = serving_signature(task, TEXTS, length_buckets=(8,))
     assert list(signature.example_inputs) == ["context", "question", "choices"]
     assert signature.input_specs[2].shape.rank == 2  # [batch, num_choices]
     outputs = served(signature)
@@ -84,7 +85,7 @@ def test_token_classifier_signature(parts):
     tokenizer, backbone = parts
     pre = keras_albert.AlbertTokenClassifierPreprocessor(tokenizer, sequence_length=16)
     task = keras_albert.AlbertTokenClassifier(backbone, num_classes=3, preprocessor=pre)
-    signature = task.serving_signature(TEXTS)
+    signature = serving_signature(task, TEXTS)
     assert list(signature.example_inputs) == ["text"]
     outputs = served(signature)
     assert_matches_expected(signature, outputs)
@@ -103,7 +104,7 @@ def test_question_answerer_signature(parts, tiny_backbone_config):
     task = keras_albert.AlbertQuestionAnswerer(backbone, preprocessor=pre)
     # Spread the span scores: near-ties could pick different spans.
     task.span_dense.kernel.assign(np.random.default_rng(0).normal(0, 1.0, task.span_dense.kernel.shape))
-    signature = task.serving_signature(TEXTS)
+    signature = serving_signature(task, TEXTS)
     assert list(signature.example_inputs) == ["question", "context"]
     outputs = served(signature)
     assert_matches_expected(signature, outputs, atol=1e-4)
