@@ -80,7 +80,7 @@ TENSORFLOW_MODULES = {
     "keras_albert/training/keras_distribution_fixes.py",
     "keras_albert/training/strategy.py",
 }
-CORE = ("utils", "layers", "presets", "models", "editing", "data", "training",
+CORE = ("utils", "layers", "presets", "input_checks", "models", "editing", "data", "training",
         "distill", "pipelines", "datasets", "tokenizers")
 TENSORFLOW_ONLY = ("tensorflow", "tensorflow_text", "keras_albert.export", "keras_albert.serving")
 

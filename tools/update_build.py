@@ -22,7 +22,9 @@ LIBRARIES = {
     "datasets": ["utils"],
     "layers": ["utils"],
     # Bundled presets are found through package resources.
-    "models": ["layers", "utils", "presets"],
+    # Checks on users' inputs to task models, below the models.
+    "input_checks": ["utils"],
+    "models": ["layers", "utils", "presets", "input_checks"],
     # Changing a built backbone (positions, layer groups, LSH warm start).
     "editing": ["models"],
     # `keras_hub.tokenizers`' names over our models.

@@ -3,19 +3,19 @@
 import keras
 from keras_hub.models import TextClassifier
 
+from keras_albert.input_checks.task_inputs import TokenFeatureChecksMixin
+from keras_albert.input_checks.task_inputs import array_shape
+from keras_albert.input_checks.task_inputs import check_class_labels
+from keras_albert.input_checks.task_inputs import check_not_one_hot
+from keras_albert.input_checks.task_inputs import check_regression_targets
+from keras_albert.input_checks.task_inputs import check_same_count
+from keras_albert.input_checks.task_inputs import uses_sparse_labels
+from keras_albert.input_checks.task_inputs import with_label_checks
 from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
-from keras_albert.models.input_validation import TokenFeatureChecksMixin
-from keras_albert.models.input_validation import array_shape
-from keras_albert.models.input_validation import check_class_labels
-from keras_albert.models.input_validation import check_not_one_hot
-from keras_albert.models.input_validation import check_regression_targets
-from keras_albert.models.input_validation import check_same_count
-from keras_albert.models.input_validation import uses_sparse_labels
-from keras_albert.models.input_validation import with_label_checks
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.label_names import LabelNamesMixin
 from keras_albert.models.label_names import check_label_names

@@ -3,6 +3,10 @@
 import keras
 from keras_hub.models import Task
 
+from keras_albert.input_checks.task_inputs import TokenFeatureChecksMixin
+from keras_albert.input_checks.task_inputs import check_class_labels
+from keras_albert.input_checks.task_inputs import check_same_count
+from keras_albert.input_checks.task_inputs import choice_count
 from keras_albert.layers.choice_reshaping import ChoiceScores
 from keras_albert.layers.choice_reshaping import FlattenChoices
 from keras_albert.layers.initializers import albert_kernel_initializer
@@ -10,10 +14,6 @@ from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_multiple_choice_preprocessor import (
     AlbertMultipleChoicePreprocessor,
 )
-from keras_albert.models.input_validation import TokenFeatureChecksMixin
-from keras_albert.models.input_validation import check_class_labels
-from keras_albert.models.input_validation import check_same_count
-from keras_albert.models.input_validation import choice_count
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import LengthBucketedMixin
 from keras_albert.presets.preset_resolution import PresetResolutionMixin

@@ -4,12 +4,12 @@ import keras
 import numpy as np
 from keras_hub.models import Task
 
+from keras_albert.input_checks.task_inputs import TokenFeatureChecksMixin
 from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_question_answerer_preprocessor import (
     AlbertQuestionAnswererPreprocessor,
 )
-from keras_albert.models.input_validation import TokenFeatureChecksMixin
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import DEFAULT_BUCKETS
 from keras_albert.models.length_buckets import check_buckets

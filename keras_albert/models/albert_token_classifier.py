@@ -4,14 +4,14 @@ import keras
 import numpy as np
 from keras_hub.models import Task
 
+from keras_albert.input_checks.task_inputs import TokenFeatureChecksMixin
+from keras_albert.input_checks.task_inputs import check_word_labels
 from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_token_classifier_preprocessor import (
     AlbertTokenClassifierPreprocessor,
 )
 from keras_albert.models.albert_token_classifier_preprocessor import word_label_dataset
-from keras_albert.models.input_validation import TokenFeatureChecksMixin
-from keras_albert.models.input_validation import check_word_labels
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.label_names import LabelNamesMixin
 from keras_albert.models.label_names import check_label_names
