@@ -39,7 +39,7 @@ from keras_albert.export.tflite_export import set_quantization
 from keras_albert.export.tflite_export import write_atomically
 from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.models.preprocessor_inputs import padded_to
-from keras_albert.models.serving_signature import logit_outputs
+from keras_albert.serving.serving_signature import logit_outputs
 from keras_albert.utils.progress import logged_step
 
 _logger = logging.getLogger(__name__)
