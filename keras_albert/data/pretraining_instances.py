@@ -165,6 +165,10 @@ def _normalize(sentence, lowercase):
 
 def _tokenize(documents, processor, lowercase):
     for index, document in enumerate(documents):
+        if isinstance(document, TokenizedDocument):
+            # Tokenized earlier (`tokenized_corpus`): the ids go as they are.
+            yield document
+            continue
         if isinstance(document, str) or not isinstance(document, (list, tuple)):
             raise ValueError(
                 f"`documents[{index}]` must be a list of sentence strings. "
@@ -216,7 +220,9 @@ def create_pretraining_instances(
 
     Args:
         documents: iterable of documents, each a list of sentence strings
-            (e.g. `read_documents(paths)`); read once, lazily.
+            (e.g. `read_documents(paths)`) or a `TokenizedDocument` (e.g.
+            `read_tokenized_corpus(path)`, tokenized with this `proto`);
+            read once, lazily.
         proto: SentencePiece model (bytes or `.model` path) with ALBERT's
             ids `<pad>`=0, `<unk>`=1, `[CLS]`=2, `[SEP]`=3, `[MASK]`=4.
         max_seq_length: int >= 8, tokens per instance including specials.
