@@ -8,8 +8,9 @@ is read here; it is a dozen lines.
 
 `gcide_documents` keeps only what GCIDE marks as coming from Webster's 1913
 (definitions, usage notes and quotations) and drops paragraphs marked as
-WordNet's, so the supersense task's glosses cannot enter a corpus through
-the dictionary.
+WordNet's, including those marked as both ("[1913 Webster + WordNet 1.5]":
+GCIDE's editors merged a WordNet gloss into Webster's text), so the
+supersense task's glosses cannot enter a corpus through the dictionary.
 """
 
 import gzip
@@ -48,11 +49,31 @@ def read_dictd(index_path, dict_path):
 
 
 _SOURCE_TAG = re.compile(r"\[(1913 Webster|WordNet[^\]]*|PJC|[^\]]*Webster[^\]]*)\]\s*$")
+_SPACES = re.compile(r"\s+")
+
+
+def source_tag(paragraph):
+    """The source note that ends a GCIDE paragraph, or "" if it has none.
+
+    The note may be wrapped over two lines ("[1913\\n  Webster + WordNet 1.5]").
+
+    Example:
+    >>> source_tag("A hoofed quadruped.\\n   [1913\\n   Webster + WordNet 1.5]")
+    '1913 Webster + WordNet 1.5'
+    """
+    match = _SOURCE_TAG.search(_SPACES.sub(" ", paragraph).strip())
+    return match.group(1) if match else ""
+
+
+def is_websters_only(tag):
+    """True for a Webster's tag that names no WordNet text."""
+    return "Webster" in tag and "WordNet" not in tag
+
+
 _SENSE_NUMBER = re.compile(r"^\s*(\d+\.|\([a-z]\)|[a-z]\.)\s+")
 _BRACKETS = re.compile(r"\[[^\]]*\]")
 _PARENTHESISED_LABEL = re.compile(r"^\s*\((?:[A-Z][A-Za-z.]*\s*)+\)\s*")
 _ATTRIBUTION = re.compile(r"\s--\s?[A-Z][^.]*\.?\s*$|\s--[A-Z][\w.]*(?:\s[A-Z][\w.]*)*\.?")
-_SPACES = re.compile(r"\s+")
 
 
 def _clean(text):
@@ -88,7 +109,8 @@ def _without_header(paragraph):
 def gcide_documents(entries, min_words=3):
     """One document (a list of sentences) per GCIDE entry, Webster's only.
 
-    Every paragraph tagged `[1913 Webster]` becomes a sentence, with the
+    Every paragraph tagged as Webster's (`[1913 Webster]`, `[Webster 1913
+    Suppl.]`, ...) and not as WordNet's becomes a sentence, with the
     entry's header (headword, pronunciation, etymology), sense numbers,
     field labels such as `(Zool.)`, bracketed notes and quotation
     attributions removed.
@@ -97,13 +119,9 @@ def gcide_documents(entries, min_words=3):
         paragraphs = [p for p in re.split(r"\n\s*\n", entry) if p.strip()]
         sentences = []
         for number, paragraph in enumerate(paragraphs):
-            lines = [line.strip() for line in paragraph.strip().splitlines()]
-            if number == 0:
-                lines = [_without_header(paragraph)] + lines[-1:]
-            tag = _SOURCE_TAG.search(lines[-1]) if lines else None
-            if not tag or "Webster" not in tag.group(1):
+            if not is_websters_only(source_tag(paragraph)):
                 continue
-            text = _clean(" ".join(lines))
+            text = _clean(_without_header(paragraph) if number == 0 else " ".join(paragraph.split()))
             if text.startswith(("Syn:", "Note:")):
                 text = text.split(":", 1)[1].strip()
             if len(text.split()) >= min_words:

@@ -1,29 +1,65 @@
 """The held-out texts that no pretraining corpus may contain.
 
-Persuasion (the held-out novel) and the WordNet glosses of the supersense
-validation and test splits are what the project evaluates on. A corpus
-builder passes its text through `HeldOutGuard` before writing it:
-`drop` removes lines that repeat a held-out text, `check` refuses a corpus
-that still holds one. Comparison is on a normalised form (lowercase,
-letters and digits only, single spaces), so punctuation or spacing
-changes do not hide a copy.
+What the project evaluates on, in `HELD_OUT_SETS`: Persuasion (the
+held-out novel), the WordNet glosses of the supersense validation and
+test splits, and the test chapters of the long-document task (split with
+`LONG_DOCUMENT_SEED`). A corpus builder passes its text through
+`HeldOutGuard` before writing it: `drop` removes lines that hold a
+held-out passage, `check` refuses a corpus that still holds one.
+
+Lines are compared by containment, on normalised words (lowercase,
+letters and digits only), so case, punctuation and a surrounding sentence
+do not hide a copy: a dictionary sentence that quotes a held-out gloss
+inside a longer definition is caught. A line holds held-out text when
+
+- it shares a run of `NGRAM_WORDS` consecutive words with a held-out
+  passage (a gloss, one of its clauses or examples, or a sentence);
+- it contains a whole held-out gloss, gloss clause or example of
+  `MIN_CONTAINED_WORDS` to `NGRAM_WORDS - 1` words; or
+- it equals a held-out passage of at least `MIN_WORDS` words.
+
+Short prose sentences are matched only whole: "I do not know what" is in
+every novel, while a short gloss ("a genus of bacteria") is itself the
+evaluation item. Passages are kept as hashes of their word n-grams in
+sets, so a line costs a few set look-ups per word: fast enough for a
+corpus of millions of words.
 """
 
 import functools
 import re
 
+from keras_albert.datasets.austen import AUSTEN_NOVELS
 from keras_albert.datasets.austen import HELD_OUT_NOVEL
+from keras_albert.datasets.austen import load_austen_chapters
 from keras_albert.datasets.austen import load_austen_documents
+from keras_albert.datasets.austen import split_sentences
+from keras_albert.datasets.long_documents import split_chapters
 from keras_albert.datasets.wordnet_supersense import load_wordnet_synsets
 from keras_albert.datasets.wordnet_supersense import split_of
+from keras_albert.utils.validation import check_positive_int
 
 HELD_OUT_SPLITS = ("validation", "test")
-# Shorter held-out pieces ("a horse", "go away") are common phrases, not
-# copies of an evaluation text; ignore them when matching.
+# The held-out sets, in the order a passage in two of them is counted.
+HELD_OUT_SETS = (
+    "persuasion",
+    "supersense_validation",
+    "supersense_test",
+    "long_document_test",
+)
+# Sets whose short passages are evaluation items in themselves (glosses),
+# matched by containment; the others (prose) only when a line equals one.
+GLOSS_SETS = ("supersense_validation", "supersense_test")
+# The long-document task's default seed, the one results are reported on.
+LONG_DOCUMENT_SEED = 0
+# Eight words in a row are rarely shared by chance (3 of the 5,472
+# sentences of Emma's training chapters share such a run with Persuasion),
+# while a copied sentence or gloss of that length always is.
+NGRAM_WORDS = 8
+MIN_CONTAINED_WORDS = 4
+# Shorter passages ("a horse", "go away") are not copies of anything.
 MIN_WORDS = 4
 
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
-_CLAUSE_END = re.compile(r"[;.!?:\n]")
 
 
 def normalize(text):
@@ -31,60 +67,144 @@ def normalize(text):
     return _NOT_WORD.sub(" ", text.lower()).strip()
 
 
-def _pieces(text):
-    """The whole text and each of its clauses, normalised."""
-    for piece in [text, *_CLAUSE_END.split(text)]:
-        piece = normalize(piece)
-        if len(piece.split()) >= MIN_WORDS:
-            yield piece
+def _gloss_passages(synset):
+    """The definition, each of its `;` clauses, and each example."""
+    yield synset.definition
+    clauses = synset.definition.split(";")
+    if len(clauses) > 1:
+        yield from clauses
+    yield from synset.examples
 
 
 @functools.lru_cache(maxsize=1)
-def heldout_pieces():
-    """Normalised held-out sentences and gloss clauses (a frozenset)."""
-    pieces = set()
+def heldout_passages():
+    """{held-out set: tuple of its passages (raw text)}, for `HELD_OUT_SETS`."""
+    passages = {name: [] for name in HELD_OUT_SETS}
     for synset in load_wordnet_synsets():
-        if split_of(synset.synset) in HELD_OUT_SPLITS:
-            for text in (synset.definition, *synset.examples):
-                pieces.update(_pieces(text))
-    for document in load_austen_documents(
-        names=(HELD_OUT_NOVEL,), exclude=(), sentences=True
-    ):
-        for sentence in document:
-            pieces.update(_pieces(sentence))
-    return frozenset(pieces)
+        split = split_of(synset.synset)
+        if split in HELD_OUT_SPLITS:
+            passages[f"supersense_{split}"].extend(_gloss_passages(synset))
+    for document in load_austen_documents(names=(HELD_OUT_NOVEL,), exclude=(), sentences=True):
+        passages["persuasion"].extend(document)
+    test_chapters = split_chapters(seed=LONG_DOCUMENT_SEED)["test"]
+    for novel in AUSTEN_NOVELS:
+        chapters = load_austen_chapters(novel)
+        for index in test_chapters[novel]:
+            for paragraph in chapters[index]:
+                passages["long_document_test"].extend(split_sentences(paragraph))
+    return {name: tuple(texts) for name, texts in passages.items()}
+
+
+def _windows(words, length):
+    for start in range(len(words) - length + 1):
+        yield hash(tuple(words[start:start + length]))
 
 
 class HeldOutGuard:
-    """Finds held-out text inside corpus lines.
+    """Finds held-out text inside corpus lines, by containment.
 
-    A line is held out when the whole line, or one of its clauses (split
-    at ';', '.', '!', '?', ':'), equals a held-out text or clause.
+    See the module docstring for the three rules a line is matched by.
+
+    Args:
+        passages: {set name: iterable of str}, the held-out passages;
+            default `heldout_passages()` (Persuasion, the supersense
+            validation and test glosses, the long-document test chapters).
+        contained_sets: the sets whose passages of `min_contained_words`
+            to `ngram_words - 1` words are matched when contained whole;
+            default `GLOSS_SETS`.
+        ngram_words: int, the shortest run of shared words that matches.
+        min_contained_words: int, the shortest passage matched by
+            containment.
 
     Example:
-    >>> guard = HeldOutGuard(pieces={"a feeling of deep sadness"})
-    >>> guard.contains("Grief: a feeling of deep sadness.")
-    True
-    >>> guard.drop(["a horse is an animal", "A feeling of deep sadness"])
+    >>> guard = HeldOutGuard(
+    ...     {"glosses": ["a feeling of deep sadness"],
+    ...      "novel": ["She had been forced into prudence in her youth."]},
+    ...     contained_sets=("glosses",))
+    >>> guard.match("Grief: A FEELING of deep sadness, over a loss.")
+    'glosses'
+    >>> guard.match("Anne had been forced into prudence in her youth, and more.")
+    'novel'
+    >>> guard.drop(["a horse is an animal", "a feeling of deep sadness"])
     ['a horse is an animal']
     """
 
-    def __init__(self, pieces=None):
-        self.pieces = heldout_pieces() if pieces is None else frozenset(pieces)
+    def __init__(
+        self,
+        passages=None,
+        contained_sets=GLOSS_SETS,
+        ngram_words=NGRAM_WORDS,
+        min_contained_words=MIN_CONTAINED_WORDS,
+    ):
+        check_positive_int("ngram_words", ngram_words)
+        check_positive_int("min_contained_words", min_contained_words)
+        if min_contained_words > ngram_words:
+            raise ValueError(
+                "`min_contained_words` must be at most `ngram_words`. Received: "
+                f"min_contained_words={min_contained_words}, ngram_words={ngram_words}"
+            )
+        passages = heldout_passages() if passages is None else passages
+        if not isinstance(passages, dict) or not all(
+            isinstance(name, str) and not isinstance(texts, str) for name, texts in passages.items()
+        ):
+            raise ValueError(
+                "`passages` must be a dict of {set name: list of strings}. "
+                f"Received: passages={str(passages)[:120]}"
+            )
+        if isinstance(contained_sets, str) or not all(isinstance(name, str) for name in contained_sets):
+            raise ValueError(
+                "`contained_sets` must be a list of set names. Received: "
+                f"contained_sets={contained_sets!r}. The sets here: {tuple(passages)}."
+            )
+        self.ngram_words = ngram_words
+        self.min_contained_words = min_contained_words
+        self._ngrams = {}  # hash of an n-gram -> set name
+        self._contained = {}  # length -> {hash of a short passage -> set name}
+        self._whole = {}  # hash of a whole passage -> set name
+        for name, texts in passages.items():
+            for text in texts:
+                self._add(name, normalize(text).split(), name in contained_sets)
+        self.contained_lengths = tuple(sorted(self._contained))
+
+    def _add(self, name, words, contained):
+        if len(words) >= MIN_WORDS:
+            self._whole.setdefault(hash(tuple(words)), name)
+        if len(words) >= self.ngram_words:
+            for key in _windows(words, self.ngram_words):
+                self._ngrams.setdefault(key, name)
+        elif contained and len(words) >= self.min_contained_words:
+            self._contained.setdefault(len(words), {}).setdefault(hash(tuple(words)), name)
+
+    def match(self, line):
+        """The name of the held-out set `line` holds text of, or None."""
+        words = normalize(line).split()
+        found = self._whole.get(hash(tuple(words)))
+        if found:
+            return found
+        for key in _windows(words, self.ngram_words):
+            if key in self._ngrams:
+                return self._ngrams[key]
+        for length in self.contained_lengths:
+            passages = self._contained[length]
+            for key in _windows(words, length):
+                if key in passages:
+                    return passages[key]
+        return None
 
     def contains(self, line):
-        return any(piece in self.pieces for piece in _pieces(line))
+        return self.match(line) is not None
 
     def drop(self, lines):
+        """The lines that hold no held-out text, in order."""
         return [line for line in lines if not self.contains(line)]
 
     def check(self, lines, where="the corpus"):
-        """Raises ValueError naming the first held-out line found."""
+        """Raises ValueError naming the first line that holds held-out text."""
         for number, line in enumerate(lines, 1):
-            if self.contains(line):
+            found = self.match(line)
+            if found:
                 raise ValueError(
-                    f"{where} line {number} repeats held-out evaluation text "
-                    f"(Persuasion or a supersense validation/test gloss): "
+                    f"{where} line {number} holds held-out evaluation text ({found}): "
                     f"{line[:120]!r}. Held-out text must never be pretrained on; "
                     "drop it with HeldOutGuard.drop."
                 )

@@ -6,7 +6,9 @@ import pytest
 
 from keras_albert.data.dictionary_text import foldoc_documents
 from keras_albert.data.dictionary_text import gcide_documents
+from keras_albert.data.dictionary_text import is_websters_only
 from keras_albert.data.dictionary_text import read_dictd
+from keras_albert.data.dictionary_text import source_tag
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
@@ -73,3 +75,32 @@ def test_malformed_index_line_is_named(tmp_path):
     index.write_text("Horse\tA\n")
     with pytest.raises(ValueError, match="line 1: expected headword"):
         list(read_dictd(index, dict_path))
+
+
+def test_gcide_drops_paragraphs_tagged_webster_and_wordnet(tmp_path):
+    # GCIDE merged WordNet glosses into some Webster's paragraphs and tags
+    # them with both sources; a held-out gloss could enter that way.
+    entry = HORSE + (
+        "\n   3. A frame with legs, used to support something.\n"
+        "      [1913 Webster + WordNet 1.5]\n"
+        "\n   4. An animal that pulls a cart on a farm.\n"
+        "      [WordNet 1.5 + 1913 Webster]\n"
+        "\n   5. Cavalry; horsemen; as, a regiment of horse.\n"
+        "      [1913\n      Webster]\n"
+    )
+    sentences = [s for d in gcide_documents(read_dictd(*_write_dictd(tmp_path, {"Horse": entry}))) for s in d]
+    assert not any("frame with legs" in s or "pulls a cart" in s for s in sentences)
+    # A tag wrapped over two lines is still read.
+    assert "Cavalry; horsemen; as, a regiment of horse." in sentences
+
+
+@pytest.mark.parametrize("paragraph, tag, websters_only", [
+    ("text\n [1913 Webster]", "1913 Webster", True),
+    ("text\n [Webster 1913 Suppl.]", "Webster 1913 Suppl.", True),
+    ("text\n [1913 Webster + WordNet 1.5]", "1913 Webster + WordNet 1.5", False),
+    ("text\n [WordNet 1.5]", "WordNet 1.5", False),
+    ("text without a note", "", False),
+])
+def test_source_tag(paragraph, tag, websters_only):
+    assert source_tag(paragraph) == tag
+    assert is_websters_only(tag) is websters_only

@@ -3,18 +3,28 @@
 import pytest
 
 from keras_albert import datasets
+from keras_albert.datasets.heldout import HELD_OUT_SETS
+from keras_albert.datasets.heldout import LONG_DOCUMENT_SEED
 from keras_albert.datasets.heldout import HeldOutGuard
+from keras_albert.datasets.heldout import heldout_passages
 from keras_albert.datasets.heldout import normalize
 
 
-def _glosses(split, count):
+def _glosses(split, count, min_words=6, max_words=100):
     found = []
     for synset in datasets.load_wordnet_synsets():
-        if datasets.split_of(synset.synset) == split and len(synset.definition.split()) >= 6:
+        words = len(normalize(synset.definition).split())
+        if datasets.split_of(synset.synset) == split and min_words <= words <= max_words:
             found.append(synset.definition)
             if len(found) == count:
                 return found
     raise AssertionError(split)
+
+
+def _chapter_sentences(novel, split):
+    chapters = datasets.load_austen_chapters(novel)
+    indices = datasets.split_chapters(seed=LONG_DOCUMENT_SEED)[split][novel]
+    return [s for i in indices for p in chapters[i] for s in datasets.split_sentences(p)]
 
 
 @pytest.fixture(scope="module")
@@ -22,17 +32,42 @@ def guard():
     return HeldOutGuard()
 
 
+def test_every_held_out_set_is_guarded():
+    passages = heldout_passages()
+    assert tuple(passages) == HELD_OUT_SETS
+    assert all(len(passages[name]) > 1000 for name in HELD_OUT_SETS)
+
+
 @pytest.mark.large
 def test_validation_and_test_glosses_are_held_out(guard):
-    for gloss in _glosses("validation", 20) + _glosses("test", 20):
-        assert guard.contains(gloss), gloss
-        # Case, punctuation and a surrounding sentence do not hide it.
-        assert guard.contains(f"Grief: {gloss.upper()}!")
+    for split in ("validation", "test"):
+        for gloss in _glosses(split, 20):
+            assert guard.match(gloss) == f"supersense_{split}", gloss
+            # Case, punctuation and a surrounding sentence do not hide it.
+            assert guard.contains(f"Grief: {gloss.upper()}!")
+
+
+def test_a_gloss_inside_a_longer_dictionary_sentence_is_caught(guard):
+    # How GCIDE quotes WordNet: the gloss inside its own sentence, set off
+    # by commas only, which the old whole-line-or-clause match missed.
+    long_gloss = _glosses("validation", 1, min_words=9)[0]
+    assert guard.contains(f"Hence, in a general sense, {long_gloss}, as used of things in common speech")
+    short_gloss = _glosses("test", 1, min_words=5, max_words=7)[0]
+    assert guard.match(f"Formerly also {short_gloss.rstrip('.')} or the like, now rare") == "supersense_test"
+
+
+def test_a_sentence_sharing_a_few_common_words_is_kept(guard):
+    # "I do not know" is a clause of Persuasion; sharing it is not copying.
+    assert "I do not know" in " ".join(heldout_passages()["persuasion"])
+    assert not guard.contains("What he meant by it, nobody could say; I do not know.")
+    gloss_words = normalize(_glosses("validation", 1, min_words=12)[0]).split()
+    shared = " ".join(gloss_words[:5])
+    assert not guard.contains(f"The builders thought that {shared} would never be said here")
 
 
 def test_training_glosses_are_not(guard):
     flagged = [g for g in _glosses("train", 200) if guard.contains(g)]
-    # A training gloss may share a clause with a held-out one; almost none do.
+    # A training gloss may hold a short held-out gloss; almost none do.
     assert len(flagged) <= 4, flagged
 
 
@@ -40,10 +75,16 @@ def test_persuasion_is_held_out_and_the_other_novels_mostly_not(guard):
     persuasion = datasets.load_austen_documents(
         names=("persuasion",), exclude=(), sentences=True)[0]
     long_sentences = [s for s in persuasion if len(s.split()) > 12][:50]
-    assert all(guard.contains(s) for s in long_sentences)
-    emma = datasets.load_austen_documents(names=("emma",), sentences=True)[0]
-    emma = [s for s in emma if len(s.split()) > 12][:300]
+    assert all(guard.match(s) == "persuasion" for s in long_sentences)
+    emma = [s for s in _chapter_sentences("emma", "train") if len(s.split()) > 12][:300]
     assert sum(guard.contains(s) for s in emma) <= 3
+
+
+def test_long_document_test_chapters_are_held_out(guard):
+    test = [s for s in _chapter_sentences("emma", "test") if len(normalize(s).split()) >= 8][:200]
+    assert all(guard.match(s) == "long_document_test" for s in test)
+    validation = [s for s in _chapter_sentences("emma", "validation") if len(s.split()) > 12][:200]
+    assert sum(guard.contains(s) for s in validation) <= 3
 
 
 def test_drop_and_check(guard):
@@ -51,8 +92,29 @@ def test_drop_and_check(guard):
     lines = ["the cat sat on the mat and looked around the room", held_out]
     assert guard.drop(lines) == lines[:1]
     guard.check(lines[:1])
-    with pytest.raises(ValueError, match="line 2 repeats held-out"):
+    with pytest.raises(ValueError, match=r"line 2 holds held-out .*supersense_validation"):
         guard.check(lines, where="corpus.txt")
+
+
+def test_custom_passages_and_thresholds():
+    guard = HeldOutGuard({"g": ["one two three four five six"]}, contained_sets=("g",), ngram_words=4)
+    assert guard.match("zero one two three four ten") == "g"  # a shared 4-gram
+    assert not guard.contains("zero one two three ten")
+    prose = HeldOutGuard({"p": ["one two three four five"]}, contained_sets=())
+    assert prose.contains("One, two, three, four, five!")  # the whole line
+    assert not prose.contains("zero one two three four five six")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"passages": ["a list"]}, "`passages` must be a dict"),
+    ({"passages": {"g": "one string"}}, "`passages` must be a dict"),
+    ({"passages": {}, "contained_sets": "g"}, "`contained_sets` must be a list"),
+    ({"passages": {}, "ngram_words": 0}, "`ngram_words` must be a positive integer"),
+    ({"passages": {}, "ngram_words": 4, "min_contained_words": 5}, "`min_contained_words` must be at most"),
+])
+def test_bad_arguments_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        HeldOutGuard(**kwargs)
 
 
 def test_normalize():
