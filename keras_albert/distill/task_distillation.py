@@ -148,7 +148,8 @@ def distill_classifier(
     Returns:
         The Keras `History` of the student's `fit`.
     """
-    from keras_albert.training.schedules import WarmupLinearDecay
+    from keras_albert.training.optimizers import warmup_decay_optimizer
+    from keras_albert.training.optimizers import warmup_steps_for
 
     for name, model in (("student", student), ("teacher", teacher)):
         if getattr(model, "preprocessor", None) is None or not hasattr(model, "num_classes"):
@@ -177,9 +178,7 @@ def distill_classifier(
     dataset = bucketed_dataset(student.preprocessor, texts, targets, batch_size=batch_size, seed=seed)
     steps = epochs * int(dataset.cardinality())
     student.compile(
-        optimizer=keras.optimizers.AdamW(
-            WarmupLinearDecay(learning_rate, max(steps // 10, 1), steps), weight_decay=0.01
-        ),
+        optimizer=warmup_decay_optimizer(learning_rate, steps, warmup_steps_for(steps)),
         loss=loss,
         metrics=[],
     )

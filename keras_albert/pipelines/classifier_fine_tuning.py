@@ -8,7 +8,8 @@ import tensorflow as tf
 from keras_albert.data.validation_split import validation_indices
 from keras_albert.pipelines.classifier_recipe import ClassifierRecipe
 from keras_albert.pipelines.classifier_recipe import recommended_learning_rate
-from keras_albert.training.schedules import WarmupLinearDecay
+from keras_albert.training.optimizers import warmup_decay_optimizer
+from keras_albert.training.optimizers import warmup_steps_for
 
 
 def carve_validation(texts, labels, fraction, seed=0):
@@ -106,8 +107,8 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
     steps = recipe.epochs * -(-len(train_texts) // recipe.batch_size)
     learning_rate = recipe.learning_rate or recommended_learning_rate(classifier.backbone.hidden_dim)
     classifier.compile(
-        optimizer=keras.optimizers.AdamW(
-            WarmupLinearDecay(learning_rate, max(1, int(steps * recipe.warmup_fraction)), steps),
+        optimizer=warmup_decay_optimizer(
+            learning_rate, steps, warmup_steps_for(steps, recipe.warmup_fraction),
             weight_decay=recipe.weight_decay,
         )
     )

@@ -28,7 +28,8 @@ from keras_albert.models.albert_masked_lm import AlbertMaskedLM
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.pipelines.distillation_settings import DistillationSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.pretraining import expand_corpus
-from keras_albert.training.schedules import WarmupLinearDecay
+from keras_albert.training.optimizers import warmup_decay_optimizer
+from keras_albert.training.optimizers import warmup_steps_for
 from keras_albert.training.strategy import STRATEGY_NAMES
 from keras_albert.training.strategy import resolve_strategy
 
@@ -114,10 +115,8 @@ def _fit_stage(distiller, dataset, stage, steps, settings, optimizer, logs_dir):
 
 
 def _optimizer(settings, steps):
-    warmup = settings.warmup_steps if settings.warmup_steps is not None else max(1, steps // 10)
-    schedule = WarmupLinearDecay(
-        peak_learning_rate=settings.learning_rate, warmup_steps=min(warmup, steps), total_steps=steps)
-    return keras.optimizers.AdamW(schedule, weight_decay=0.01, global_clipnorm=1.0)
+    warmup = settings.warmup_steps if settings.warmup_steps is not None else warmup_steps_for(steps)
+    return warmup_decay_optimizer(settings.learning_rate, steps, min(warmup, steps), global_clipnorm=1.0)
 
 
 def run_distillation(settings):
