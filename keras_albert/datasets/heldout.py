@@ -3,7 +3,7 @@
 What the project evaluates on, in `HELD_OUT_SETS`: Persuasion (the
 held-out novel), the WordNet glosses of the supersense validation and
 test splits, and the test chapters of the long-document task (split with
-`LONG_DOCUMENT_SEED`). A corpus builder passes its text through
+`LONG_DOCUMENT_SEED`) of the five other novels. A corpus builder passes its text through
 `HeldOutGuard` before writing it: `drop` removes lines that hold a
 held-out passage, `check` refuses a corpus that still holds one.
 
@@ -88,6 +88,8 @@ def heldout_passages():
         passages["persuasion"].extend(document)
     test_chapters = split_chapters(seed=LONG_DOCUMENT_SEED)["test"]
     for novel in AUSTEN_NOVELS:
+        if novel == HELD_OUT_NOVEL:
+            continue  # held out whole, above
         chapters = load_austen_chapters(novel)
         for index in test_chapters[novel]:
             for paragraph in chapters[index]:
@@ -208,3 +210,50 @@ class HeldOutGuard:
                     f"{line[:120]!r}. Held-out text must never be pretrained on; "
                     "drop it with HeldOutGuard.drop."
                 )
+
+
+def find_contained(lines, passages=None, contained_sets=GLOSS_SETS):
+    """Held-out passages found whole inside `lines`: a check of a written corpus.
+
+    Independent of `HeldOutGuard`'s hashing: passages are indexed by their
+    first `MIN_CONTAINED_WORDS` words and compared as strings. Searched
+    for: every passage of `contained_sets` (glosses) of at least
+    `MIN_CONTAINED_WORDS` words, and every other passage (sentences) of at
+    least `NGRAM_WORDS` words; a corpus the guard has passed holds none.
+
+    Args:
+        lines: iterable of str, the corpus lines.
+        passages: {set name: iterable of str}; default `heldout_passages()`.
+        contained_sets: the sets searched for from `MIN_CONTAINED_WORDS`
+            words on.
+
+    Returns:
+        {set name: set of the normalised passages found}, for sets with a
+        passage found.
+
+    Example:
+    >>> find_contained(["So it was a feeling of deep sadness, they said."],
+    ...                {"g": ["A feeling of deep sadness"]}, contained_sets=("g",))
+    {'g': {'a feeling of deep sadness'}}
+    """
+    passages = heldout_passages() if passages is None else passages
+    if not isinstance(passages, dict):
+        raise ValueError(f"`passages` must be a dict of {{set name: list of strings}}. Received: {passages!r:.120}")
+    if isinstance(lines, str):
+        raise ValueError(f"`lines` must be a list of strings, not one string. Received: lines={lines[:80]!r}")
+    key_words = MIN_CONTAINED_WORDS
+    index = {}
+    for name, texts in passages.items():
+        shortest = MIN_CONTAINED_WORDS if name in contained_sets else NGRAM_WORDS
+        for text in texts:
+            words = normalize(text).split()
+            if len(words) >= shortest:
+                index.setdefault(tuple(words[:key_words]), []).append((name, " ".join(words), len(words)))
+    found = {}
+    for line in lines:
+        words = normalize(line).split()
+        for start in range(len(words) - key_words + 1):
+            for name, passage, length in index.get(tuple(words[start:start + key_words]), ()):
+                if " ".join(words[start:start + length]) == passage:
+                    found.setdefault(name, set()).add(passage)
+    return found

@@ -6,6 +6,7 @@ from keras_albert import datasets
 from keras_albert.datasets.heldout import HELD_OUT_SETS
 from keras_albert.datasets.heldout import LONG_DOCUMENT_SEED
 from keras_albert.datasets.heldout import HeldOutGuard
+from keras_albert.datasets.heldout import find_contained
 from keras_albert.datasets.heldout import heldout_passages
 from keras_albert.datasets.heldout import normalize
 
@@ -94,6 +95,36 @@ def test_drop_and_check(guard):
     guard.check(lines[:1])
     with pytest.raises(ValueError, match=r"line 2 holds held-out .*supersense_validation"):
         guard.check(lines, where="corpus.txt")
+
+
+def test_no_held_out_passage_survives_the_guard_in_a_fixture_corpus(guard):
+    # A small corpus with held-out text planted the ways it arrives: a
+    # gloss quoted inside a dictionary sentence, a short gloss in passing,
+    # a Persuasion sentence and a test-chapter sentence inside longer lines.
+    validation, test = _glosses("validation", 3, min_words=9), _glosses("test", 3, min_words=4, max_words=7)
+    persuasion = [s for s in heldout_passages()["persuasion"] if len(s.split()) > 10][:3]
+    chapter = [s for s in _chapter_sentences("emma", "test") if len(s.split()) > 10][:3]
+    planted = [f"Hence, {g}, as of things" for g in validation] + [f"Also {g.rstrip('.')} or so" for g in test]
+    planted += [f"He wrote: {s} And so on." for s in persuasion + chapter]
+    clean = [s for s in _chapter_sentences("emma", "train") if len(s.split()) > 10][:40]
+    clean += _glosses("train", 40)
+    corpus = clean[:20] + planted + clean[20:]
+    found = find_contained(corpus)
+    assert {name: len(found.get(name, ())) for name in HELD_OUT_SETS} == {
+        "persuasion": 3, "supersense_validation": 3, "supersense_test": 3, "long_document_test": 3}
+    kept = guard.drop(corpus)
+    assert find_contained(kept) == {}
+    assert len(kept) >= len(clean) - 2  # the clean lines stay
+
+
+def test_find_contained_needs_whole_passages():
+    passages = {"g": ["a feeling of deep sadness"], "p": ["one two three four five six seven eight nine"]}
+    lines = ["it was a feeling of deep sadness indeed", "a feeling of deep", "one two three four five six seven eight",
+             "zero one two three four five six seven eight nine ten"]
+    assert find_contained(lines, passages, contained_sets=("g",)) == {
+        "g": {"a feeling of deep sadness"}, "p": {"one two three four five six seven eight nine"}}
+    with pytest.raises(ValueError, match="`lines` must be a list of strings"):
+        find_contained("one line", passages)
 
 
 def test_custom_passages_and_thresholds():
