@@ -12,8 +12,9 @@ Sources (provenance and licences: keras_albert/datasets/data/PROVENANCE.md):
                 class (WordNet licence)
   gcide.txt     Webster's 1913 text of GCIDE (Debian `dict-gcide`, GPL-2+;
                 the 1913 text itself is in the public domain), one entry
-                per document; paragraphs GCIDE took from WordNet, alone or
-                merged with Webster's, are dropped
+                per document (once, not once per headword); paragraphs
+                GCIDE took from WordNet, alone or merged with Webster's,
+                are dropped
   foldoc.txt    the Free On-line Dictionary of Computing (Debian
                 `dict-foldoc`, GPL-2+)
   kjv.txt       the King James Bible, one chapter per document (Debian
@@ -68,6 +69,7 @@ import numpy as np
 
 from keras_albert import datasets
 from keras_albert.data.bible_text import kjv_chapters
+from keras_albert.data.dictionary_text import distinct_entries
 from keras_albert.data.dictionary_text import foldoc_documents
 from keras_albert.data.dictionary_text import gcide_documents
 from keras_albert.data.dictionary_text import read_dictd
@@ -134,6 +136,11 @@ def debian_dictionary(name, workdir):
     unpacked = unpack_debian_package(PACKAGES[name], workdir, pathlib.Path(workdir) / name)
     dictd = unpacked / "usr" / "share" / "dictd"
     return dictd / f"{name}.index", dictd / f"{name}.dict.dz"
+
+
+def dictionary_entries(name, workdir):
+    """Each distinct entry of a dictd dictionary once, not once per headword."""
+    return distinct_entries(read_dictd(*debian_dictionary(name, workdir)))
 
 
 def kjv_verse_lines(workdir):
@@ -333,8 +340,8 @@ def main():
         readers = {
             "austen": austen_documents,
             "wordnet": wordnet_documents,
-            "gcide": lambda: gcide_documents(read_dictd(*debian_dictionary("gcide", workdir))),
-            "foldoc": lambda: foldoc_documents(read_dictd(*debian_dictionary("foldoc", workdir))),
+            "gcide": lambda: gcide_documents(dictionary_entries("gcide", workdir)),
+            "foldoc": lambda: foldoc_documents(dictionary_entries("foldoc", workdir)),
             "kjv": lambda: kjv_chapters(kjv_verse_lines(workdir)),
             "pydoc": lambda: python_doc_documents(workdir),
             "handbook": lambda: handbook_documents(workdir),

