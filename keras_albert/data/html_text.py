@@ -15,6 +15,9 @@ import re
 
 # Elements whose text is never prose, even inside a paragraph.
 SKIPPED_ELEMENTS = frozenset({"pre", "script", "style", "table", "head", "svg"})
+# Classes of titles (of a sidebar, figure or table: DocBook's
+# `<p class="title">`), which are headings, not sentences.
+SKIPPED_CLASSES = frozenset({"title"})
 # Elements that have no end tag: they open nothing.
 _VOID_ELEMENTS = frozenset({
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link",
@@ -44,7 +47,7 @@ class _ParagraphParser(html.parser.HTMLParser):
             return
         classes = set((dict(attrs).get("class") or "").split())
         is_paragraph = tag == "p" or (tag == "div" and bool(classes & self.paragraph_classes))
-        is_skipped = tag in SKIPPED_ELEMENTS
+        is_skipped = tag in SKIPPED_ELEMENTS or bool(classes & SKIPPED_CLASSES)
         if is_paragraph:
             self._flush()  # a paragraph nested in another ends the text before it
         self._open.append((tag, is_paragraph, is_skipped))
@@ -76,8 +79,8 @@ def html_paragraphs(text, paragraph_classes=("para", "paragraph")):
 
     A paragraph is a `<p>` element or a `<div>` with one of
     `paragraph_classes`; its inline markup is dropped and its spaces
-    collapsed. Text inside `<pre>`, `<table>`, `<script>`, `<style>` and
-    `<head>` is left out, and so is text outside any paragraph (titles,
+    collapsed. Text inside `<pre>`, `<table>`, `<script>`, `<style>`,
+    `<head>` and elements of class `title` is left out, and so is text outside any paragraph (titles,
     navigation, list labels). A paragraph holding another is cut there:
     the text before and after the inner one are paragraphs of their own.
 

@@ -30,10 +30,10 @@ using the current content.</p></div>
 
 
 def test_handbook_paragraphs_without_code_tables_scripts_or_titles():
+    # The sidebar's title ("TIP") is a <p class="title">: a heading.
     assert html_paragraphs(HANDBOOK) == [
         "APT is a vast project. It is based on a library, and apt-get is the first "
         "front end \u2014 command-line based.",  # no-break space made plain
-        "TIP",
         "First, retrieve the list of packages:",
         "The pkg-list file then holds the list.",
     ]
