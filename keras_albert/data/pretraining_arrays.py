@@ -1,13 +1,13 @@
 """Pretraining instances as NumPy arrays: the TensorFlow-free record format.
 
-One compressed `.npz` file holds every instance of a shard as fixed-shape
+One `.npz` file (compressed by default) holds every instance of a shard as fixed-shape
 arrays under Google's feature names (`input_ids`, `input_mask`,
 `segment_ids`, `token_boundary` [n, seq]; `masked_lm_positions`,
 `masked_lm_ids`, `masked_lm_weights` [n, predictions];
 `next_sentence_labels` [n, 1]), the same values the TFRecords hold. NumPy
-reads it on any backend, and it travels small (ids compress well), which is
-what a GPU run that receives its corpus as one upload needs. TFRecords stay
-the format for tf.data and TPUs (`pretraining_tfrecords`).
+reads it on any backend. TFRecords stay the format for tf.data and TPUs
+(`pretraining_tfrecords`); what travels to an accelerator is the smaller
+tokenized corpus (`tokenized_corpus`).
 """
 
 import os
@@ -58,8 +58,10 @@ def instances_to_arrays(instances):
     return arrays
 
 
-def write_pretraining_arrays(instances, path):
-    """Writes instances to one compressed `.npz` file, atomically.
+def write_pretraining_arrays(instances, path, compress=True):
+    """Writes instances to one `.npz` file (compressed unless `compress` is
+    False: faster to write for a file that stays where it was made),
+    atomically.
 
     The file appears only once complete: on any error (an empty corpus
     included) nothing is left at `path`.
@@ -92,7 +94,7 @@ def write_pretraining_arrays(instances, path):
     temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         with open(temporary, "wb") as file:
-            np.savez_compressed(file, **arrays)
+            (np.savez_compressed if compress else np.savez)(file, **arrays)
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)
