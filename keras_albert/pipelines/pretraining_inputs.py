@@ -1,8 +1,8 @@
 """Where `run_pretraining` keeps its instances and how it feeds them, per backend.
 
 On TensorFlow: TFRecords (Google's format) read by tf.data under a
-tf.distribute strategy, as before. On JAX and PyTorch: one compressed NumPy
-file per split (`data/train.npz`, `data/eval.npz`) read by
+tf.distribute strategy, as before. On JAX and PyTorch: one NumPy file per
+split (`data/train.npz`, `data/eval.npz`) read by
 `PretrainingBatches`, no TensorFlow anywhere; the features and the seeded,
 resumable batch order are the same idea, the files are not interchangeable.
 """
@@ -50,7 +50,9 @@ def write_instances(instances, paths):
 
         return write_pretraining_tfrecords(instances, paths)
     (path,) = paths if isinstance(paths, list) else [paths]
-    return write_pretraining_arrays(instances, path)
+    # The instance files stay in the run directory: written fast, not small
+    # (what travels is the tokenized corpus, `data/tokenized_corpus.py`).
+    return write_pretraining_arrays(instances, path, compress=False)
 
 
 def check_backend_settings(settings):
