@@ -14,10 +14,12 @@ fails midway publishes no files; a model entry or repository created just
 before (empty, private by default) may remain.
 """
 
+import glob
 import re
 
 from keras_albert.presets.preset_resolution import network_available
 from keras_albert.utils.atomic_directory import MARKER_FILE
+from keras_albert.utils.atomic_directory import foreign_entries
 
 ACCEPTED_HANDLES = (
     "kaggle://OWNER/MODEL/keras/VARIATION (Kaggle Models; no version: Kaggle numbers them)",
@@ -29,6 +31,15 @@ _HOSTS = {"kaggle": "www.kaggle.com", "hf": "huggingface.co"}
 KAGGLE_LICENSE_NAMES = {"apache-2.0": "Apache 2.0", "mit": "MIT"}
 # Bookkeeping of this package's atomic writes: not part of the model.
 _NOT_UPLOADED = [MARKER_FILE, f"*/{MARKER_FILE}"]
+
+
+def not_uploaded(directory):
+    """Ignore patterns: the bookkeeping, and what the owner added to the
+    directory after publishing (a `.git`, notes), which only they share."""
+    patterns = list(_NOT_UPLOADED)
+    for entry in foreign_entries(directory) or ():
+        patterns += [glob.escape(entry), glob.escape(entry) + "/*"]
+    return patterns
 
 
 class UploadError(RuntimeError):
@@ -104,7 +115,7 @@ def _upload_kaggle(directory, target, license, version_notes):
 
     kagglehub.model_upload(
         target, str(directory), license_name=KAGGLE_LICENSE_NAMES[license],
-        version_notes=version_notes, ignore_patterns=_NOT_UPLOADED,
+        version_notes=version_notes, ignore_patterns=not_uploaded(directory),
     )
 
 
@@ -116,7 +127,7 @@ def _upload_huggingface(directory, target, private, version_notes):
     huggingface_hub.upload_folder(
         repo_id=repo.repo_id, folder_path=str(directory),
         commit_message=version_notes or "Upload a keras_albert model",
-        ignore_patterns=_NOT_UPLOADED,
+        ignore_patterns=not_uploaded(directory),
     )
 
 

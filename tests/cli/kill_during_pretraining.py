@@ -63,8 +63,8 @@ def _kill_at_stage(stage):
 
         real_marker = atomic_directory._write_marker
 
-        def write_marker(directory, kind):
-            real_marker(directory, kind)
+        def write_marker(*args):
+            real_marker(*args)
             _kill()
 
         atomic_directory._write_marker = write_marker

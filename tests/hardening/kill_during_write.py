@@ -33,8 +33,8 @@ def pause():
 if point == "staged":
     original_marker = atomic._write_marker
 
-    def _write_marker(directory, kind):
-        original_marker(directory, kind)
+    def _write_marker(*args):
+        original_marker(*args)
         pause()
 
     atomic._write_marker = _write_marker

@@ -79,15 +79,70 @@ def test_artifact_of_another_kind_is_refused(tmp_path):
         _save(dst, kind="preset")
 
 
-def test_unmarked_keras_hub_preset_is_recognised(tmp_path):
-    dst = tmp_path / "old_preset"
-    dst.mkdir()
-    (dst / "config.json").write_text("{}")
-    (dst / "metadata.json").write_text("{}")
-    (dst / "model.weights.h5").write_bytes(b"")
-    _save(dst, "new")
+@pytest.mark.parametrize("names", [["config.json", "metadata.json"], ["saved_model.pb"]])
+def test_file_names_never_make_a_directory_ours(tmp_path, names):
+    """A folder with a config.json is anyone's project: only the marker counts."""
+    dst = tmp_path / "project"
+    (dst / "src").mkdir(parents=True)
+    for name in names + ["src/main.py"]:
+        (dst / name).write_text("mine")
+    for kind in ("preset", "huggingface", "saved_model", "published_model"):
+        with pytest.raises(ValueError, match="does not hold"):
+            _save(dst, kind=kind)
+    assert sorted(_tree(dst)) == sorted(names + ["src/main.py"])
+
+
+def _tree(directory):
+    return [str(p.relative_to(directory)) for p in directory.rglob("*") if not p.is_dir()]
+
+
+def test_rewrite_keeps_what_the_owner_added(tmp_path):
+    dst = tmp_path / "preset"
+    with atomic_directory(dst) as staging:
+        _write(staging, "config.json", "old")
+        _write(staging, "variables/a.data", "old")
+    _write(dst, "NOTES.md", "mine")
+    _write(dst, ".git/HEAD", "ref")
+    _write(dst, "variables/extra.txt", "mine too")
+    os.symlink("NOTES.md", dst / "link")
+    with atomic_directory(dst) as staging:
+        _write(staging, "config.json", "new")
+        _write(staging, "weights.h5", "new")
+    assert sorted(_tree(dst)) == sorted([
+        atomic.MARKER_FILE, ".git/HEAD", "NOTES.md", "config.json", "link",
+        "variables/extra.txt", "weights.h5",
+    ])
     assert (dst / "config.json").read_text() == "new"
-    assert not (dst / "model.weights.h5").exists()
+    assert (dst / ".git" / "HEAD").read_text() == "ref"
+    assert os.readlink(dst / "link") == "NOTES.md"
+    # What the tool wrote is listed; the owner's files never are.
+    assert atomic.written_files(dst) == {"config.json", "weights.h5"}
+    assert atomic.foreign_entries(dst) == [".git", "NOTES.md", "link", "variables"]
+
+
+def test_rewrite_refuses_to_replace_an_owners_file(tmp_path):
+    dst = tmp_path / "out"
+    _save(dst, "old")
+    _write(dst, "labels.txt", "mine")
+    with pytest.raises(ValueError) as error:
+        with atomic_directory(dst) as staging:
+            _write(staging, "labels.txt", "tool")
+    assert "labels.txt" in str(error.value) and "--overwrite" in str(error.value)
+    assert (dst / "labels.txt").read_text() == "mine"
+    assert (dst / "config.json").read_text() == "old"
+    with atomic_directory(dst, overwrite=True) as staging:
+        _write(staging, "labels.txt", "tool")
+    assert (dst / "labels.txt").read_text() == "tool"
+
+
+def test_marker_without_manifest_keeps_names_the_write_does_not_make(tmp_path):
+    dst = tmp_path / "preset"
+    _save(dst, "old")
+    (dst / atomic.MARKER_FILE).write_text(json.dumps({"kind": "preset", "writer": "keras_albert"}))
+    _write(dst, "NOTES.md", "mine")
+    _save(dst, "new")
+    assert (dst / "NOTES.md").read_text() == "mine"
+    assert (dst / "config.json").read_text() == "new"
 
 
 def test_empty_directory_is_filled(tmp_path):
@@ -209,6 +264,26 @@ def test_update_adds_files_without_marking_unrelated_directories(tmp_path):
     assert (user / "keep_me.txt").read_text() == "mine"
     assert (user / "tokenizer.json").exists()
     assert not (user / atomic.MARKER_FILE).exists()
+
+
+def test_update_lists_what_it_wrote_not_what_it_kept(tmp_path):
+    dst = tmp_path / "preset"
+    _save(dst)
+    _write(dst, "NOTES.md", "mine")
+    with atomic_directory_update(dst) as staging:
+        _write(staging, "tokenizer.json", "{}")
+    assert atomic.written_files(dst) == {"config.json", "metadata.json", "tokenizer.json"}
+    assert (dst / "NOTES.md").read_text() == "mine"
+
+
+def test_update_never_opens_a_fifo(tmp_path):
+    dst = tmp_path / "preset"
+    _save(dst)
+    os.mkfifo(dst / "pipe")
+    with pytest.raises(ValueError, match="not a regular file"):
+        with atomic_directory_update(dst) as staging:
+            _write(staging, "tokenizer.json", "{}")
+    assert not (dst / "tokenizer.json").exists()
 
 
 def test_atomic_file_refuses_a_directory(tmp_path):
