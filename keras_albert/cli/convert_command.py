@@ -35,7 +35,8 @@ def define_flags(flag_values):
     fv = flag_values
     flags.DEFINE_enum("from", None, SOURCES, "format of --src (required)", required=True, flag_values=fv)
     flags.DEFINE_enum("to", "keras_albert", TARGETS, "format to write", flag_values=fv)
-    flags.DEFINE_string("src", None, "source directory or tarball (required)", required=True, flag_values=fv)
+    flags.DEFINE_string("src", None, "source directory or tarball; --from=keras_albert also takes a preset name "
+                        "(required)", required=True, flag_values=fv)
     flags.DEFINE_string("dst", None, "directory to write (required)", required=True, flag_values=fv)
     flags.DEFINE_string("config", None,
                         "JSON object of backbone arguments the source does not store "
@@ -94,8 +95,17 @@ def from_preset(target_format, preset, dst, overwrite=False):
 def run(flag_values):
     source_format, target_format = flag_values["from"].value, flag_values.to
     src, dst, overwrite = pathlib.Path(flag_values.src), pathlib.Path(flag_values.dst), flag_values.overwrite
+    if source_format == "keras_albert" and not src.exists():
+        # A preset name, as every other command takes (bundled, official, handle).
+        from keras_albert.presets.preset_resolution import resolve_preset
+
+        src = pathlib.Path(resolve_preset(flag_values.src))
     if not src.exists():
         raise FileNotFoundError(f"`--src` does not exist: {str(src)!r}")
+    if source_format != "keras_albert":  # (a keras_albert preset is checked as any preset)
+        from keras_albert.convert.converted_preset import check_source
+
+        check_source(src, "--src")
     if source_format == target_format:
         raise ValueError(f"`--from` and `--to` are both {source_format!r}: nothing to convert.")
     overrides = _overrides(flag_values.config)

@@ -6,7 +6,11 @@ word: Google's `gelu` is the tanh approximation (modeling.py), Hugging Face's
 """
 
 import json
+import os
 import pathlib
+
+from keras_albert.utils.regular_files import MiB
+from keras_albert.utils.regular_files import check_regular_file
 
 # (source key, our argument); both formats share these names.
 _KEYS = (
@@ -68,8 +72,9 @@ _HF_ACTIVATION_NAMES = {
 def read_json_config(path):
     """Reads a JSON object from `path`, naming the file in every error."""
     path = pathlib.Path(path)
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise FileNotFoundError(f"Config file not found: {str(path)!r}")
+    check_regular_file(path, "Config file", 64 * MiB, follow_link=True)
     try:
         config = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as error:
@@ -98,7 +103,7 @@ def albert_config_to_ours(config, source_format, source="the config"):
                 )
     activation = config.get("hidden_act", "gelu")
     names = _ACTIVATIONS[source_format]
-    if activation not in names:
+    if not isinstance(activation, str) or activation not in names:
         raise ValueError(
             f"{source} has hidden_act={activation!r}; accepted: {sorted(names)}."
         )

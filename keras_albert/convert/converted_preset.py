@@ -9,6 +9,7 @@ With `cls/...` heads in the weights the preset holds an `AlbertPretrainer`
 
 import json
 import logging
+import os
 import pathlib
 
 from keras_albert.convert.tf1_names import SOP_KERNEL
@@ -16,9 +17,13 @@ from keras_albert.convert.tf1_names import set_model_weights
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_pretrainer import AlbertPretrainer
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.presets.preset_validation import MAX_ASSET_BYTES
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.progress import logged_step
+from keras_albert.utils.regular_files import check_regular_file
+from keras_albert.utils.regular_files import check_regular_tree
+from keras_albert.utils.regular_files import read_regular_bytes
 
 _logger = logging.getLogger(__name__)
 
@@ -27,6 +32,18 @@ def check_destination(dst, overwrite=False, kind="preset"):
     """`dst` is new, empty or an artifact of `kind` (any directory with
     `overwrite`); never a file. Checked before the conversion's work."""
     return check_replaceable(dst, kind, overwrite)
+
+
+def check_source(src, name="src"):
+    """Refuses, by path, a FIFO, device or socket in the source (a file or a
+    directory) and links to anything but a regular file (a Hugging Face
+    cache keeps its files as links to blobs). Nothing is opened."""
+    src = pathlib.Path(src)
+    if src.is_dir():
+        check_regular_tree(src, f"`{name}` file", follow_links=True)
+    elif os.path.lexists(src):
+        check_regular_file(src, f"`{name}`", follow_link=True)
+    return src
 
 
 def build_model(config, weights, source):
@@ -89,4 +106,6 @@ def load_preset_model(preset):
 def preset_vocabulary(preset):
     """The SentencePiece model bytes of `preset`, or None."""
     path = pathlib.Path(preset) / "assets" / "tokenizer" / "vocabulary.spm"
-    return path.read_bytes() if path.is_file() else None
+    if not os.path.lexists(path):
+        return None
+    return read_regular_bytes(path, "Preset file", MAX_ASSET_BYTES, follow_link=True)

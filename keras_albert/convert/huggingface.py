@@ -9,6 +9,7 @@ usually `spiece.model`. Weights are read with safetensors, or with
 
 import json
 import logging
+import os
 import pathlib
 
 import numpy as np
@@ -17,10 +18,13 @@ from keras_albert.convert.albert_config import albert_config_to_ours
 from keras_albert.convert.albert_config import ours_to_hf_config
 from keras_albert.convert.albert_config import read_json_config
 from keras_albert.convert.converted_preset import check_destination
+from keras_albert.convert.converted_preset import check_source
 from keras_albert.convert.converted_preset import write_converted_preset
 from keras_albert.convert.tf1_names import get_model_weights
+from keras_albert.presets.preset_validation import MAX_ASSET_BYTES
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.progress import logged_step
+from keras_albert.utils.regular_files import read_regular_bytes
 
 _ENCODER = "bert/encoder/transformer"
 _logger = logging.getLogger(__name__)
@@ -162,6 +166,7 @@ def convert_huggingface(src, dst, overwrite=False):
     check_destination(dst, overwrite)
     if not src.is_dir():
         raise FileNotFoundError(f"`src` must be a Hugging Face model directory: {str(src)!r}")
+    check_source(src)
     config_path = src / "config.json"
     raw = read_json_config(config_path)
     if raw.get("model_type", "albert") != "albert":
@@ -177,7 +182,8 @@ def convert_huggingface(src, dst, overwrite=False):
         dst,
         config,
         weights,
-        vocabulary.read_bytes() if vocabulary.is_file() else None,
+        read_regular_bytes(vocabulary, "`src` file", MAX_ASSET_BYTES, follow_link=True)
+        if os.path.lexists(vocabulary) else None,
         source=f"Hugging Face model {str(src)!r}",
         overwrite=overwrite,
     )

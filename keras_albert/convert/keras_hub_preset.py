@@ -18,6 +18,7 @@ import pathlib
 import warnings
 
 from keras_albert.convert.converted_preset import check_destination
+from keras_albert.convert.converted_preset import check_source
 from keras_albert.convert.converted_preset import preset_vocabulary
 from keras_albert.convert.keras_hub_tasks import KERAS_HUB_CLASSIFIER
 from keras_albert.convert.keras_hub_tasks import classifier_from_keras_hub
@@ -101,6 +102,7 @@ def from_keras_hub_preset(src, dst, overwrite=False):
     import keras_hub
 
     check_destination(dst, overwrite)
+    check_source(src)
     if not is_keras_hub_albert_preset(src):
         # keras-hub would try to read it as a Hugging Face or timm checkpoint.
         raise ValueError(

@@ -18,6 +18,7 @@ import tensorflow as tf
 from keras_albert.convert.albert_config import albert_config_to_ours
 from keras_albert.convert.albert_config import read_json_config
 from keras_albert.convert.converted_preset import check_destination
+from keras_albert.convert.converted_preset import check_source
 from keras_albert.convert.converted_preset import write_converted_preset
 from keras_albert.convert.safe_tarball import extract_tarball
 from keras_albert.utils.progress import logged_step
@@ -95,6 +96,7 @@ def read_tf1_release(src, scratch):
 def convert_tf1_checkpoint(src, dst, overwrite=False):
     """Converts a TF1 release directory or tarball at `src` to a preset."""
     check_destination(dst, overwrite)
+    check_source(src)
     with tempfile.TemporaryDirectory(prefix="keras_albert_tf1_") as scratch:
         with logged_step(_logger, f"Reading the TF1 release {str(src)!r}"):
             config, weights, vocabulary = read_tf1_release(src, scratch)

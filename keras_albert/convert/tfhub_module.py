@@ -15,6 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_albert.convert.converted_preset import check_destination
+from keras_albert.convert.converted_preset import check_source
 from keras_albert.convert.converted_preset import write_converted_preset
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
 from keras_albert.utils.progress import logged_step
@@ -152,6 +153,7 @@ def convert_tfhub_module(src, dst, overrides=None, overwrite=False):
     """Converts a TF2 TF-Hub ALBERT encoder at `src` to a preset."""
     src = pathlib.Path(src)
     check_destination(dst, overwrite)
+    check_source(src)
     if not (src / "saved_model.pb").is_file():
         raise FileNotFoundError(
             f"`src` must be a TF-Hub module directory with saved_model.pb: {str(src)!r}"

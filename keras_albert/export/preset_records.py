@@ -9,7 +9,11 @@ provenance sentences and metric rows, quoting the file's own numbers.
 
 import dataclasses
 import json
+import os
 import pathlib
+
+from keras_albert.presets.preset_validation import MAX_JSON_BYTES
+from keras_albert.utils.regular_files import check_regular_file
 
 # Records a preset directory may hold itself.
 RECORD_FILES = ("metrics.json", "pretraining_metrics.json", "student_report.json")
@@ -42,7 +46,10 @@ def record_kind(data):
     return "other"
 
 
-def _read(path, published_as):
+def _read(path, published_as, follow_link=True):
+    # A run's record beside a local preset is never a link (it would be
+    # published); one inside was checked with the preset.
+    check_regular_file(path, "The preset's record", MAX_JSON_BYTES, follow_link)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
@@ -55,8 +62,8 @@ def find_records(preset_dir):
     preset_dir = pathlib.Path(preset_dir)
     records = [_read(preset_dir / name, name) for name in RECORD_FILES if (preset_dir / name).is_file()]
     run_record = preset_dir.parent / "metrics.json"
-    if preset_dir.name == "preset" and run_record.is_file():
-        record = _read(run_record, f"{RUN_RECORD_DIR}/metrics.json")
+    if preset_dir.name == "preset" and os.path.lexists(run_record):
+        record = _read(run_record, f"{RUN_RECORD_DIR}/metrics.json", follow_link=False)
         if record.kind != "other":  # only what a keras_albert pipeline wrote
             records.append(record)
     return records

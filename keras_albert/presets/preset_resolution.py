@@ -20,6 +20,7 @@ from keras.src.saving.serialization_lib import SafeModeScope
 from keras_albert.presets.official_presets import OFFICIAL_PRESETS
 from keras_albert.presets.official_presets import PRESET_ALIASES
 from keras_albert.presets.preset_validation import check_preset_directory
+from keras_albert.presets.preset_validation import check_preset_files
 from keras_albert.presets.preset_weights_check import check_weights_file
 from keras_albert.utils.atomic_directory import atomic_directory_update
 from keras_albert.utils.atomic_directory import recover_interrupted
@@ -126,7 +127,11 @@ def _source_digest(path):
     return digest.hexdigest()[:16]
 
 
-def _check_local_preset(path):
+def _check_local_preset(path, remote=False):
+    # Before anything in it is opened (and before walking a directory that
+    # is no preset at all): no links out, nothing that blocks.
+    if os.path.lexists(path / "config.json"):
+        check_preset_files(path, follow_links=remote)
     if not (path / "config.json").is_file():
         raise ValueError(
             f"Preset directory {str(path)!r} has no config.json, so it is not "
@@ -196,9 +201,9 @@ def resolve_preset(preset):
     name = PRESET_ALIASES.get(preset, preset)
     if name in OFFICIAL_PRESETS:
         handle = OFFICIAL_PRESETS[name]["kaggle_handle"]
-        return _check_local_preset(_download(handle, name))
+        return _check_local_preset(_download(handle, name), remote=True)
     if preset.startswith(_REMOTE_SCHEMES):
-        return _check_local_preset(_download(preset, preset))
+        return _check_local_preset(_download(preset, preset), remote=True)
     raise _unknown_preset_error(preset)
 
 
@@ -245,6 +250,17 @@ class PresetResolutionMixin:
                 check_preset_directory(path, weights=True)
             try:
                 return super().from_preset(path, *args, **kwargs)
+            except TypeError as error:
+                # Keras reports a config that builds nothing (a key removed
+                # or of another type) as a TypeError naming no file.
+                message = " ".join(str(error).split())
+                raise ValueError(
+                    f"Preset {str(path)!r} cannot be built: {message:.500} Its "
+                    "config files (config.json, task.json, preprocessor.json, "
+                    "tokenizer.json) do not describe a model as `save_to_preset` "
+                    "writes it; re-create the preset with `save_to_preset` or "
+                    "`python -m keras_albert convert`."
+                ) from error
             except OSError as error:
                 if isinstance(error, FileNotFoundError):
                     raise

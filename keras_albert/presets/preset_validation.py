@@ -12,6 +12,12 @@ them with an error that names neither the file nor the fix.
 import json
 import pathlib
 
+from keras_albert.presets.backbone_config_check import check_backbone_config
+from keras_albert.presets.backbone_config_check import is_albert_backbone
+from keras_albert.utils.regular_files import MiB
+from keras_albert.utils.regular_files import check_regular_file
+from keras_albert.utils.regular_files import check_regular_tree
+
 # The JSON files keras-hub writes; each holds one serialized Keras object.
 SERIALIZED_OBJECT_FILES = (
     "config.json",
@@ -24,8 +30,13 @@ WEIGHT_FILES = ("model.weights.h5", "task.weights.h5")
 PRESET_PACKAGES = ("keras_albert", "keras_hub")
 # Nested objects may also be Keras's own (dtype policies, initializers).
 NESTED_PACKAGES = PRESET_PACKAGES + ("keras",)
+# Config keys of keras-hub tasks and preprocessors that hold another object.
+NESTED_OBJECT_KEYS = ("backbone", "preprocessor", "tokenizer")
 # Keras classes that execute stored Python or load another SavedModel.
 REFUSED_CLASSES = ("Lambda", "TFSMLayer", "__lambda__")
+# Files read whole: a JSON config, an asset (the SentencePiece model).
+MAX_JSON_BYTES = 64 * MiB
+MAX_ASSET_BYTES = 256 * MiB
 _REBUILD_HINT = (
     "Re-create the preset with `model.save_to_preset(dir)` or "
     "`python -m keras_albert convert`."
@@ -33,6 +44,8 @@ _REBUILD_HINT = (
 
 
 def _read_json(path):
+    # Links were refused in local presets; a hub cache's lead to blobs.
+    check_regular_file(path, "Preset file", MAX_JSON_BYTES, follow_link=True)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
@@ -58,6 +71,12 @@ def _package(value):
 
 
 def _check_object(obj, path, where, packages):
+    for key in ("class_name", "module", "registered_name"):
+        if obj.get(key) is not None and not isinstance(obj[key], str):
+            raise ValueError(
+                f"Preset file {str(path)!r}: {where}[{key!r}] must be a string. "
+                f"Received: {key}={obj[key]!r:.80}. {_REBUILD_HINT}"
+            )
     class_name = obj.get("class_name")
     if class_name in REFUSED_CLASSES:
         raise ValueError(
@@ -98,6 +117,38 @@ def _walk(value, path, where):
             _walk(item, path, f"{where}[{index}]")
 
 
+def _check_dtype(config, path):
+    # keras-hub reads the saved dtype policy's name before building anything.
+    dtype = config["config"].get("dtype")
+    if dtype is None:
+        return
+    inner = dtype.get("config") if isinstance(dtype, dict) else None
+    if not isinstance(inner, dict) or not isinstance(inner.get("name", ""), str):
+        raise ValueError(
+            f"Preset file {str(path)!r}: config.dtype must be a serialized dtype policy "
+            '({"class_name": "DTypePolicy", "config": {"name": "float32"}, ...}) or null. '
+            f"Received: dtype={dtype!r:.100}. {_REBUILD_HINT}"
+        )
+
+
+def _check_nested_objects(config, path):
+    """A task's backbone and preprocessor, a preprocessor's tokenizer: each a
+    serialized object (or null), and a backbone's numbers usable."""
+    for key in NESTED_OBJECT_KEYS:
+        value = config["config"].get(key)
+        if value is None and key != "backbone":
+            continue
+        if key in config["config"]:
+            if not isinstance(value, dict) or not isinstance(value.get("config"), dict):
+                raise ValueError(
+                    f"Preset file {str(path)!r}: config.{key} must be a serialized Keras "
+                    f"object (a JSON object with 'class_name' and 'config'). Received: "
+                    f"{key}={value!r:.100}. {_REBUILD_HINT}"
+                )
+            if is_albert_backbone(value):
+                check_backbone_config(value["config"], path, f"config.{key}")
+
+
 def check_serialized_object(config, path):
     """Raises ValueError unless `config` is a safe keras_albert/keras-hub object."""
     required = ("class_name", "config")
@@ -126,6 +177,10 @@ def check_serialized_object(config, path):
             "'keras_albert>AlbertBackbone')."
         )
     _walk(config, path, "the object")
+    _check_dtype(config, path)
+    _check_nested_objects(config, path)
+    if is_albert_backbone(config):
+        check_backbone_config(config["config"], path)
 
 
 def check_weight_file(path):
@@ -143,6 +198,19 @@ def check_weight_file(path):
         ) from None
 
 
+def _size_limit(relative):
+    if relative.endswith(".json"):
+        return MAX_JSON_BYTES
+    return MAX_ASSET_BYTES if relative.startswith("assets/") else None
+
+
+def check_preset_files(directory, follow_links=False):
+    """Refuses links, FIFOs, devices and oversized files in a preset, by
+    path, before anything in it is opened. `follow_links`: the preset is a
+    hub client's cache, whose files are links to regular blobs."""
+    check_regular_tree(directory, "Preset file", follow_links, _size_limit)
+
+
 def check_preset_directory(directory, weights=False):
     """Checks the JSON files (and, if `weights`, the weight files) of a preset."""
     directory = pathlib.Path(directory)
@@ -152,7 +220,14 @@ def check_preset_directory(directory, weights=False):
             check_serialized_object(_read_json(path), path)
     metadata = directory / "metadata.json"
     if metadata.is_file():
-        _read_json(metadata)
+        saved = _read_json(metadata)
+        if not isinstance(saved, dict):
+            raise ValueError(
+                f"Preset file {str(metadata)!r} holds {type(saved).__name__} "
+                f"{saved!r:.80}; expected a JSON object such as "
+                '{"keras_version": "3.15.1", "parameter_count": 66928}. '
+                f"{_REBUILD_HINT}"
+            )
     if weights:
         sharded = directory / "model.weights.json"
         if not (directory / "model.weights.h5").is_file() and not sharded.is_file():

@@ -75,3 +75,10 @@ def test_bad_inputs_exit_2_with_a_message_and_write_nothing(tmp_path, capsys):
         assert code == 2
         assert message in capsys.readouterr().err
         assert not (tmp_path / "out").exists()
+
+
+def test_keras_albert_source_may_be_a_preset_name(tmp_path, capsys):
+    # As every other command takes it: a bundled name needs no path.
+    assert main(["convert", "--from=keras_albert", "--to=hf", "--src=albert_tiny_en",
+                 f"--dst={tmp_path / 'hf'}"]) == 0, capsys.readouterr().err
+    assert json.loads((tmp_path / "hf" / "config.json").read_text())["model_type"] == "albert"

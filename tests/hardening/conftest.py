@@ -3,7 +3,9 @@ vocabulary, a saved preset to damage, and a count of bad-input cases per
 public entry point (printed at the end of the run)."""
 
 import collections
+import contextlib
 import shutil
+import signal
 
 import pytest
 
@@ -38,6 +40,22 @@ def assert_names(error, *needles):
     message = str(error.value if hasattr(error, "value") else error)
     missing = [needle for needle in needles if needle not in message]
     assert not missing, f"{missing} not in message: {message[:2000]}"
+
+
+@contextlib.contextmanager
+def no_hang(seconds=60):
+    """Fails, instead of waiting forever, if the block blocks (a FIFO read)."""
+
+    def timeout(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s: it hangs")
+
+    previous = signal.signal(signal.SIGALRM, timeout)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture(scope="session")

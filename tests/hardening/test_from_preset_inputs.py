@@ -1,11 +1,13 @@
 """`from_preset` of every public class refuses bad presets with a clear error."""
 
 import json
+import os
 
 import pytest
 
 import keras_albert
 from tests.hardening.conftest import assert_names
+from tests.hardening.conftest import no_hang
 
 PRESET_CLASSES = [
     keras_albert.AlbertBackbone,
@@ -33,6 +35,28 @@ def _edit_config(**changes):
         config = json.loads(path.read_text())
         config["config"].update(changes)
         path.write_text(json.dumps(config))
+
+    return edit
+
+
+def _without(key):
+    def edit(path):
+        config = json.loads(path.read_text())
+        del config["config"][key]
+        path.write_text(json.dumps(config))
+
+    return edit
+
+
+def _fifo(path):
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
+
+
+def _link_to(target):
+    def edit(path):
+        path.unlink(missing_ok=True)
+        path.symlink_to(target)
 
     return edit
 
@@ -104,6 +128,20 @@ FILE_CASES = [
     ("preprocessor_not_json", keras_albert.AlbertTextClassifierPreprocessor, "preprocessor.json", _write("]"), {}, ValueError, ["preprocessor.json", "not valid JSON"]),
     ("preprocessor_wrong_type", keras_albert.AlbertTextClassifierPreprocessor, "preprocessor.json", _edit_config(sequence_length="long"), {}, ValueError, ["sequence_length", "'long'", "int >= 2"]),
     ("preprocessor_bad_kwarg", keras_albert.AlbertQuestionAnswererPreprocessor, "metadata.json", lambda p: None, {"doc_stride": 0}, ValueError, ["doc_stride", "0", "positive int"]),
+    # Shapes that tripped keras-hub or our own readers with a traceback.
+    ("metadata_is_list", keras_albert.AlbertBackbone, "metadata.json", _write("[]"), {}, ValueError, ["metadata.json", "holds list", "JSON object"]),
+    ("metadata_is_string", keras_albert.AlbertClassifier, "metadata.json", _write('"hello"'), {}, ValueError, ["metadata.json", "holds str", "JSON object"]),
+    ("task_backbone_is_list", keras_albert.AlbertClassifier, "task.json", _edit_config(backbone=["x"]), {}, ValueError, ["task.json", "config.backbone", "['x']", "serialized Keras object"]),
+    ("task_preprocessor_is_string", keras_albert.AlbertClassifier, "task.json", _edit_config(preprocessor="p"), {}, ValueError, ["task.json", "config.preprocessor", "'p'", "serialized Keras object"]),
+    ("backbone_without_positions", keras_albert.AlbertBackbone, "config.json", _without("max_sequence_length"), {}, ValueError, ["config.json", "lacks ['max_sequence_length']", "save_to_preset"]),
+    ("backbone_without_layers", keras_albert.AlbertClassifier, "config.json", _without("num_layers"), {}, ValueError, ["config.json", "lacks ['num_layers']"]),
+    ("backbone_positions_as_string", keras_albert.AlbertBackbone, "config.json", _edit_config(max_sequence_length="128"), {}, ValueError, ["config.json", "max_sequence_length='128'", "positive integer"]),
+    # Files that are not regular files: refused by path, never opened.
+    ("vocabulary_fifo", keras_albert.AlbertTokenizer, "assets/tokenizer/vocabulary.spm", _fifo, {}, ValueError, ["vocabulary.spm", "is a FIFO", "regular files"]),
+    ("vocabulary_zero_device", keras_albert.AlbertClassifier, "assets/tokenizer/vocabulary.spm", _link_to("/dev/zero"), {}, ValueError, ["vocabulary.spm", "symbolic link", "/dev/zero"]),
+    ("config_fifo", keras_albert.AlbertBackbone, "config.json", _fifo, {}, ValueError, ["config.json", "is a FIFO"]),
+    ("stray_link_out", keras_albert.AlbertBackbone, "notes.txt", _link_to("/etc/passwd"), {}, ValueError, ["notes.txt", "symbolic link", "/etc/passwd"]),
+    ("directory_link_out", keras_albert.AlbertBackbone, "assets/linkdir", _link_to("/tmp"), {}, ValueError, ["linkdir", "link to a directory"]),
 ]
 
 
@@ -112,7 +150,7 @@ FILE_CASES = [
     "cls, name, edit, kwargs, expected, needles", [case[1:] for case in FILE_CASES], ids=[case[0] for case in FILE_CASES]
 )
 def test_damaged_preset_file_is_named(cls, name, edit, kwargs, expected, needles, damaged_preset):
-    with pytest.raises(expected) as error:
+    with no_hang(), pytest.raises(expected) as error:
         cls.from_preset(damaged_preset(name, edit), **kwargs)
     assert_names(error, *needles)
 
