@@ -53,6 +53,8 @@ from keras_albert.utils.atomic_directory import artifact_kind
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.atomic_file import check_writable_directory
+from keras_albert.utils.label_file import check_label_lines
+from keras_albert.utils.regular_files import check_regular_file
 
 EXPORTS = ("serving", "tfhub")
 # Tasks whose classes have names: a published one must carry them.
@@ -123,15 +125,43 @@ def _resolve_label_names(task_class, config, label_names, records, preset):
     )
 
 
+def _copy_file(source, target):
+    # Links and special files were refused when the preset was resolved
+    # (a hub cache's links lead to regular blobs); checked again as copied.
+    check_regular_file(source, "Preset file", follow_link=True)
+    return shutil.copy2(source, target)
+
+
 def _copy_preset(preset_dir, staging, records):
     # The preset as it is, without this package's bookkeeping files.
-    shutil.copytree(preset_dir, staging, dirs_exist_ok=True,
+    shutil.copytree(preset_dir, staging, dirs_exist_ok=True, copy_function=_copy_file,
                     ignore=shutil.ignore_patterns(MARKER_FILE, ".*.partial.*", ".*.old.*"))
     for record in records:
         target = staging / record.published_as
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(record.source, target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # As read (and stripped of this machine's paths), not copied.
+        target.write_text(json.dumps(record.data, indent=2), encoding="utf-8")
+
+
+def _shown_path(value):
+    """An absolute path of this machine by its name (a preset/ by its run's
+    too): a published card or record names files, never where they lay."""
+    if isinstance(value, str) and os.path.isabs(value) and "\n" not in value:
+        parts = pathlib.PurePath(os.path.normpath(value)).parts[1:]
+        return "/".join(parts[-2:] if parts[-1:] == ("preset",) else parts[-1:]) or value
+    if isinstance(value, dict):
+        # Class names are names, whatever they look like.
+        return {key: item if key in ("labels", "label_names") else _shown_path(item)
+                for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shown_path(item) for item in value]
+    return value
+
+
+def _without_machine_paths(records):
+    for record in records:
+        record.data = _shown_path(record.data)
+    return records
 
 
 def _write_names(staging, label_names):
@@ -256,7 +286,7 @@ def _facts(preset, preset_dir, staging, model, task_class, label_names, label_so
         title=options["title"] or _title(preset, preset_dir),
         description=options["description"] or _description(preset)
         or "An ALBERT model published with keras_albert.",
-        source=str(preset), task_class=task_class,
+        source=_shown_path(str(preset)), task_class=task_class,
         backbone_config=backbone.get_config(), backbone_parameters=backbone.count_params(),
         model_parameters=model.count_params(), regression=regression,
         label_names=label_names, label_source=label_source,
@@ -325,9 +355,11 @@ def publish_preset(
     exports = _check_exports(exports)
     preset_dir = pathlib.Path(resolve_preset(preset))
     output = _check_output(output, preset_dir, overwrite)
-    records = find_records(preset_dir)
+    records = _without_machine_paths(find_records(preset_dir))
     task_class, config = task_config(preset_dir)
     label_names, label_source = _resolve_label_names(task_class, config, label_names, records, str(preset))
+    if label_names:
+        check_label_lines(label_names)
     options = dict(title=title, description=description, training_data=training_data,
                    limitations=limitations, license=license, language=language, handle=handle)
     with atomic_directory(output, "published_model", overwrite) as staging:

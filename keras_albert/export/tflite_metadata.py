@@ -32,6 +32,7 @@ import tensorflow as tf
 from keras_albert.export.folded_sentencepiece import folded_sentencepiece_proto
 from keras_albert.export.metadata_parser_version import ensure_metadata_version_helper
 from keras_albert.models.albert_classifier import AlbertClassifier
+from keras_albert.utils.label_file import check_label_lines
 from keras_albert.utils.native_notices import TFLITE_NOTICES
 from keras_albert.utils.native_notices import notices_held_back
 
@@ -77,13 +78,10 @@ def check_metadata_task(task):
             "label_names=[...] (one per class) or export with metadata=False "
             "(CLI: --nometadata)."
         )
-    bad = [name for name in task.label_names if "\n" in name or "\r" in name]
-    if bad:
-        raise ValueError(
-            f"`label_names` are stored one per line in {LABEL_FILE}; names with line "
-            f"breaks cannot be. Received: {bad!r}. Rename them, or export with "
-            "metadata=False (CLI: --nometadata)."
-        )
+    try:
+        check_label_lines(task.label_names)
+    except ValueError as error:
+        raise ValueError(f"{error} Or export with metadata=False (CLI: --nometadata).") from None
     preprocessor = getattr(task, "preprocessor", None)
     tokenizer = getattr(preprocessor, "tokenizer", None)
     if tokenizer is None or getattr(tokenizer, "proto", None) is None:

@@ -3,6 +3,7 @@ records, card), label names for old presets, and bad input refused before
 any work."""
 
 import json
+import shutil
 
 import pytest
 import tensorflow as tf
@@ -178,3 +179,24 @@ def test_bad_arguments_are_refused(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="`license` must be one of"):
         publish_preset(SUPERSENSE, tmp_path / "published", license="gpl-3.0")
     assert not (tmp_path / "published").exists()
+
+
+def test_no_path_of_this_machine_is_published(tmp_path, unnamed_run):
+    """A run's record names its files by absolute path; the card and the
+    published record name them by file name."""
+    run = tmp_path / "home" / "someone" / "project" / "run"
+    run.parent.mkdir(parents=True)
+    shutil.copytree(unnamed_run / "preset", run / "preset")
+    _write_run_metrics(run, NAMES)
+    metrics = json.loads((run / "metrics.json").read_text())
+    metrics["preset"] = str(tmp_path / "home" / "someone" / "base" / "preset")
+    metrics["data"].update(train=str(tmp_path / "home" / "someone" / "data" / "train.tsv"))
+    (run / "metrics.json").write_text(json.dumps(metrics))
+    out = tmp_path / "published"
+    publish_preset(str(run / "preset"), out, exports=())
+    for name in ("README.md", "training_run/metrics.json"):
+        text = (out / name).read_text()
+        assert str(tmp_path) not in text and "someone" not in text, name
+    _, card = _card(out)
+    assert "`train.tsv`" in card and "base/preset" in card and "run/preset" in card
+    assert json.loads((out / "training_run" / "metrics.json").read_text())["labels"] == NAMES

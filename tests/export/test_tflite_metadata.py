@@ -157,7 +157,7 @@ def test_a_cased_tokenizer_is_refused(tmp_path, monkeypatch, sentencepiece_proto
 
 def test_label_names_with_line_breaks_are_refused(tmp_path, monkeypatch, tokenizer, tiny_backbone_config):
     task = _classifier(tokenizer, tiny_backbone_config, label_names=["a", "b\nc", "d", "e"])
-    _refused(task, tmp_path, monkeypatch, r"line breaks.*\['b\\nc'\]")
+    _refused(task, tmp_path, monkeypatch, r"'b\\nc' \(class 1\).*a line feed \(U\+000A\).*--nometadata")
 
 
 def test_a_non_bool_metadata_is_refused(tmp_path, monkeypatch, named_classifier):
