@@ -46,6 +46,24 @@ from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.atomic_file import check_writable_directory
 from keras_albert.utils.atomic_file import write_file_atomically
+from keras_albert.utils.label_file import check_label_lines
+from keras_albert.utils.regular_files import MiB
+from keras_albert.utils.regular_files import read_regular_bytes
+from keras_albert.utils.run_directory import check_run_outputs
+from keras_albert.utils.run_directory import record_run_outputs
+
+# What a run writes in OUTPUT (logs/ only gains new event files).
+RUN_OUTPUTS = ("metrics.json", "best.weights.h5", "curves.png", "preset", "serving")
+
+
+def _finetuning_run(output):
+    """A run written before runs were recorded: its metrics.json is a
+    finetune record (its own keys), not a file that happens to be named so."""
+    try:
+        metrics = json.loads(read_regular_bytes(output / "metrics.json", max_bytes=64 * MiB))
+    except (OSError, ValueError):
+        return False
+    return isinstance(metrics, dict) and {"best", "selection_metric", "history"} <= set(metrics)
 
 
 def check_finetune_settings(settings):
@@ -96,6 +114,7 @@ def check_finetune_settings(settings):
     check_writable_directory(output, name="--output")
     check_replaceable(output / "preset", "preset", name="--output")
     check_replaceable(output / "serving", "saved_model", name="--output")
+    check_run_outputs(output, RUN_OUTPUTS, legacy=_finetuning_run)
     if settings.teacher and settings.task != "classification":
         raise ValueError(f"`--teacher` distils classifiers only; received --task={settings.task!r}.")
     if settings.transfer_texts and not settings.teacher:
@@ -222,11 +241,15 @@ def run_finetuning(settings):
     task = _task(settings)
     print(f"Reading {settings.train!r} and {settings.eval!r}", flush=True)
     train = task.read(settings.train, "train")
+    if getattr(task, "label_set", None) is not None:
+        # The labels become class names, written one per line to labels.txt.
+        check_label_lines(list(task.label_set), f"--train {settings.train!r} labels")
     evaluation = task.read(settings.eval, "eval")
     train, validation = split_validation(train, settings.validation_fraction, settings.seed)
     # Only once the inputs are read and checked: a bad input leaves no
     # empty output directory behind.
     output.mkdir(parents=True, exist_ok=True)
+    record_run_outputs(output, RUN_OUTPUTS + ("logs",))
     strategy = resolve_strategy(settings.strategy)
     print(f"Loading {settings.preset!r}", flush=True)
     with strategy.scope():

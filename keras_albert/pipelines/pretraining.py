@@ -63,6 +63,10 @@ from keras_albert.training.strategy import resolve_strategy
 from keras_albert.training.strategy import xla_supported
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_file import write_file_atomically
+from keras_albert.utils.regular_files import MiB
+from keras_albert.utils.regular_files import read_regular_bytes
+from keras_albert.utils.run_directory import check_run_outputs
+from keras_albert.utils.run_directory import record_run_outputs
 
 # Settings that shape the data; a re-run with other values must not reuse it.
 DATA_SETTINGS = (
@@ -80,6 +84,23 @@ DATA_SETTINGS = (
     "eval_seed",
     "init_preset",
 )
+
+
+# What a run writes in OUTPUT (logs/ only gains new event files).
+RUN_OUTPUTS = (
+    "vocabulary.spm", "settings.json", "data", "checkpoints", "preset",
+    "metrics.json", "curve.jsonl", "curve.png",
+)
+
+
+def _pretraining_run(output):
+    """A run written before runs were recorded: its settings.json holds the
+    data settings this pipeline writes, not just any file of that name."""
+    try:
+        saved = json.loads(read_regular_bytes(output / "settings.json", max_bytes=MiB))
+    except (OSError, ValueError):
+        return False
+    return isinstance(saved, dict) and set(DATA_SETTINGS) - {"eval_seed", "init_preset"} <= set(saved)
 
 
 def log(message):
@@ -145,10 +166,28 @@ def build_vocabulary(settings, path):
     return proto
 
 
+def run_lowercase(settings):
+    """Whether the run's tokenizer lowercases: a continued run keeps its
+    preset's casing (a cased preset stays cased); a new vocabulary is uncased."""
+    if not settings.init_preset:
+        return True
+    path = pathlib.Path(resolve_preset(settings.init_preset)) / "tokenizer.json"
+    if not path.is_file():
+        return True
+    lowercase = json.loads(path.read_text(encoding="utf-8"))["config"].get("lowercase", True)
+    if not isinstance(lowercase, bool):
+        raise ValueError(
+            f"Preset file {str(path)!r}: `lowercase` must be true or false. "
+            f"Received: lowercase={lowercase!r:.80}"
+        )
+    return lowercase
+
+
 def _instances(paths, settings, proto, dupe_factor, seed):
     return create_pretraining_instances(
         read_documents(paths, settings.document_boundary, settings.sentence_split),
         proto,
+        lowercase=run_lowercase(settings),
         max_seq_length=settings.max_seq_length,
         max_predictions_per_seq=settings.max_predictions_per_seq,
         masked_lm_prob=settings.masked_lm_prob,
@@ -429,12 +468,15 @@ def run_pretraining(settings):
     check_num_groups(settings)
     teacher = _teacher(settings)  # read and checked before any long work
     embedding_dim = teacher.dim if teacher else None
+    check_eval_corpus(settings)
     output = pathlib.Path(settings.output)
+    check_run_outputs(output, RUN_OUTPUTS, legacy=_pretraining_run)
     output.mkdir(parents=True, exist_ok=True)
+    record_run_outputs(output, RUN_OUTPUTS + ("logs",))
     _check_settings(settings, output / "settings.json")
     keras.utils.set_random_seed(settings.seed)
     proto = build_vocabulary(settings, output / "vocabulary.spm")
-    tokenizer = AlbertTokenizer(proto=proto)
+    tokenizer = AlbertTokenizer(proto=proto, lowercase=run_lowercase(settings))
     train_files, eval_path = build_data(settings, proto, output / "data")
     _mark_data_complete(settings, output / "settings.json")
 
@@ -505,6 +547,35 @@ def run_pretraining(settings):
     write_file_atomically(output / "metrics.json", json.dumps(metrics, indent=2))
     log(f"preset written to {output / 'preset'}")
     return metrics
+
+
+def _corpus_files(patterns):
+    """{identity: file} of what `patterns` match, as `read_documents` reads them."""
+    files = {}
+    for pattern in [patterns] if isinstance(patterns, (str, os.PathLike)) else patterns:
+        pattern = os.fspath(pattern)
+        if "://" in pattern:
+            files.update((m, m) for m in tf.io.gfile.glob(pattern))
+            continue
+        matches = glob.glob(pattern) or ([pattern] if os.path.isfile(pattern) else [])
+        files.update((os.path.realpath(m), m) for m in matches if os.path.isfile(m))
+    return files
+
+
+def check_eval_corpus(settings):
+    """Refuses held-out text that `corpus` also trains on: its held-out
+    metrics would measure memory, not generalisation."""
+    if not settings.eval_corpus:
+        return
+    train = _corpus_files(settings.corpus)
+    shared = sorted(f for key, f in _corpus_files(settings.eval_corpus).items() if key in train)
+    if shared:
+        raise ValueError(
+            f"`eval_corpus` file {shared[0]!r}{f' (and {len(shared) - 1} more)' if len(shared) > 1 else ''} "
+            f"is also matched by `corpus` {list(settings.corpus)!r}: the held-out text would be "
+            "trained on and its metrics would mean nothing. Leave it out of --corpus (list the "
+            "training files, or use a pattern that does not match it)."
+        )
 
 
 def expand_corpus(patterns, name="corpus"):
