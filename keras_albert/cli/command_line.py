@@ -124,12 +124,63 @@ def gather_values(arguments, flag_values):
     return gathered
 
 
+def _flagfile(words, at):
+    """(file name, words it takes) if `words[at]` is a --flagfile directive."""
+    word = words[at]
+    name, equals, value = word.lstrip("-").partition("=")
+    if not word.startswith("-") or name != "flagfile":
+        return None, 0
+    if equals:
+        return value, 1
+    if at + 1 == len(words):
+        raise flags.Error("Missing value for flag --flagfile")
+    return words[at + 1], 2
+
+
+def _read_flagfile(flag_values, path):
+    try:
+        return flag_values.read_flags_from_files([f"--flagfile={path}"], force_gnu=False)
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"`--flagfile` {path!r} is not UTF-8 text ({error.reason} at byte {error.start}); "
+            "write it as UTF-8, one --name=value per line."
+        ) from None
+
+
+def expand_flagfiles(words, flag_values):
+    """The words with each --flagfile replaced by its flags, where a list
+    flag set again later (on the command line after the file, or in a later
+    file) replaces, not extends, the earlier values: flags after a file win.
+    """
+    sources, plain, at = [], [], 0
+    while at < len(words):
+        path, taken = _flagfile(words, at)
+        if taken:
+            sources += [plain, _read_flagfile(flag_values, path)]
+            plain, at = [], at + taken
+        else:
+            plain.append(words[at])
+            at += 1
+    sources.append(plain)
+    last = {}
+    for index, source in enumerate(sources):
+        for word in source:
+            name = _multi_valued(flag_values, word)[0]
+            if name:
+                last[name] = index
+    return [
+        word for index, source in enumerate(sources) for word in source
+        if last.get(_multi_valued(flag_values, word)[0], index) == index
+    ]
+
+
 def parse_flags(flag_values, arguments, program=PROGRAM):
     """Parses `arguments` into `flag_values` (--flagfile included).
 
     Raises `_HelpRequested`, `flags.Error` or ValueError (absl's errors) or
     `Exit` (a positional argument)."""
-    unparsed = flag_values([program, *gather_values(arguments, flag_values)])
+    words = expand_flagfiles(gather_values(arguments, flag_values), flag_values)
+    unparsed = flag_values([program, *words])
     if unparsed[1:]:
         stray = unparsed[1]
         # Most often a boolean's value written after a space: name that flag.

@@ -53,10 +53,20 @@ flags.disclaim_key_flags()
 
 
 def read_lines(path, flag):
-    """The non-blank lines of the text file a flag names, stripped."""
+    """The non-blank lines of the text file a flag names, stripped.
+
+    Lines end at "\n" ("\r\n" too), not at the other breaks `splitlines`
+    knows (U+2028 inside a text is part of it); a leading BOM is dropped."""
     import pathlib
 
-    lines = [line.strip() for line in pathlib.Path(path).read_text(encoding="utf-8").splitlines()]
+    try:
+        text = pathlib.Path(path).read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"`{flag}` {path!r} is not UTF-8 text ({error.reason} at byte {error.start}); "
+            "save it as UTF-8, one text per line."
+        ) from None
+    lines = [line.strip() for line in text.split("\n")]
     lines = [line for line in lines if line]
     if not lines:
         raise ValueError(f"`{flag}` {path!r} holds no text: every line is blank.")

@@ -34,6 +34,36 @@ def test_flagfile_supplies_flags_and_later_flags_win(tmp_path):
     assert settings.text_columns == ["a", "b"]
 
 
+@pytest.mark.parametrize("after, expected", [
+    (["--corpus=b.txt"], ["b.txt"]),
+    (["--corpus", "b.txt", "c.txt"], ["b.txt", "c.txt"]),
+    (["--corpus=b.txt", "--corpus=c.txt"], ["b.txt", "c.txt"]),
+    ([], ["a.txt", "a2.txt"]),
+])
+def test_list_flags_after_a_flagfile_replace_its_values(tmp_path, after, expected):
+    flagfile = tmp_path / "pretrain.flags"
+    flagfile.write_text("--corpus=a.txt\n--corpus=a2.txt\n--output=run\n--eval_corpus=held.txt\n")
+    values = _values(["pretrain", f"--flagfile={flagfile}", *after])
+    assert values.corpus == expected
+    assert values.eval_corpus == ["held.txt"]  # not set again: kept
+
+
+def test_a_later_flagfile_replaces_earlier_list_values(tmp_path):
+    (tmp_path / "one.flags").write_text("--corpus=a.txt\n--output=run\n")
+    (tmp_path / "two.flags").write_text("--corpus=b.txt\n")
+    values = _values(["pretrain", "--corpus=x.txt", f"--flagfile={tmp_path / 'one.flags'}",
+                      "--flagfile", str(tmp_path / "two.flags")])
+    assert values.corpus == ["b.txt"]
+
+
+def test_a_flagfile_that_is_not_utf8_is_named(tmp_path, capsys):
+    flagfile = tmp_path / "latin1.flags"
+    flagfile.write_bytes("--output=r\xe9sum\xe9\n".encode("latin-1"))
+    assert cli.main(["pretrain", "--corpus=a.txt", f"--flagfile={flagfile}"]) == 2
+    err = capsys.readouterr().err
+    assert "`--flagfile`" in err and "latin1.flags" in err and "not UTF-8" in err
+
+
 def test_pooling_flag_reaches_the_settings(capsys):
     assert finetune_command.settings_from(_values(FINETUNE)).pooling == "cls"
     assert finetune_command.settings_from(_values(FINETUNE + ["--pooling=mean"])).pooling == "mean"
@@ -200,3 +230,14 @@ def test_progress_lines_go_to_stdout_and_the_logger_is_restored(capsys):
     assert (parent.level, parent.propagate, list(parent.handlers)) == before
     logger.info("not shown once the command is done")
     assert capsys.readouterr().out == ""
+
+
+def test_text_files_keep_their_texts_whole(tmp_path):
+    from keras_albert.cli.flag_types import read_lines
+
+    path = tmp_path / "texts.txt"
+    path.write_bytes("\ufefffirst text\r\nsecond\u2028still second\n\n".encode("utf-8"))
+    assert read_lines(path, "--texts") == ["first text", "second\u2028still second"]
+    path.write_bytes("caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="`--texts` .*texts.txt.* is not UTF-8"):
+        read_lines(str(path), "--texts")

@@ -5,8 +5,10 @@ plus one real subprocess: each must exit with status 2 and one `error:`
 line that names the flag, the bad value and what is accepted.
 """
 
+import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -17,6 +19,24 @@ from keras_albert.cli.main import main
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+def _edited(tmp_path, bundled, name, file, edit):
+    """A copy of a bundled preset with one JSON file edited."""
+    from keras_albert.presets.preset_resolution import bundled_presets_dir
+
+    copy = tmp_path / name
+    shutil.copytree(bundled_presets_dir() / bundled, copy)
+    document = json.loads((copy / file).read_text())
+    (copy / file).write_text(json.dumps(edit(document)))
+
+
+def _set_config(**values):
+    def edit(document):
+        document["config"].update(values)
+        return {**document, "config": {k: v for k, v in document["config"].items() if v != "DELETE"}}
+
+    return edit
+
+
 @pytest.fixture
 def files(tmp_path):
     (tmp_path / "empty.txt").write_text("\n\n")
@@ -24,6 +44,18 @@ def files(tmp_path):
     (tmp_path / "train.tsv").write_text("text\tlabel\na cat\tx\n")
     (tmp_path / "a_file").write_text("x")
     (tmp_path / "hf").mkdir()
+    # Crafted presets and configs that once ended in a traceback.
+    task = "albert_tiny_en_student_supersense"
+    _edited(tmp_path, task, "metadata_list", "metadata.json", lambda d: [])
+    _edited(tmp_path, task, "metadata_string", "metadata.json", lambda d: "hello")
+    _edited(tmp_path, task, "backbone_list", "task.json", _set_config(backbone=["x"]))
+    _edited(tmp_path, "albert_tiny_en", "positions_string", "config.json", _set_config(max_sequence_length="128"))
+    _edited(tmp_path, "albert_tiny_en", "no_positions", "config.json", _set_config(max_sequence_length="DELETE"))
+    _edited(tmp_path, "albert_tiny_en", "no_layers", "config.json", _set_config(num_layers="DELETE"))
+    (tmp_path / "hf_act").mkdir()
+    (tmp_path / "hf_act" / "config.json").write_text(json.dumps(dict(
+        model_type="albert", vocab_size=30, num_hidden_layers=1, num_attention_heads=1,
+        embedding_size=8, hidden_size=8, intermediate_size=8, hidden_act=["gelu_new"])))
     return tmp_path
 
 
@@ -54,6 +86,14 @@ CASES = [
     ("export_quantize_saved_model", ["export", "--preset", "albert_tiny_en", "--format", "saved_model", "--quantize", "dynamic", "--output", "{tmp}/out"], ["--quantize", "--format=tflite"]),
     ("export_int8_too_few_calibration_texts", ["export", "--preset", "albert_tiny_en_student_supersense", "--format", "tflite", "--quantize", "int8", "--calibration_texts", "{tmp}/two.txt", "--output", "{tmp}/m.tflite"], ["representative_texts", "2", "100"]),
     ("export_empty_texts", ["export", "--preset", "albert_tiny_en", "--format", "tflite", "--texts", "{tmp}/empty.txt", "--output", "{tmp}/m.tflite"], ["--texts", "empty.txt", "holds no text"]),
+    ("publish_metadata_list", ["publish", "--preset", "{tmp}/metadata_list", "--output", "{tmp}/out"], ["metadata.json", "holds list", "JSON object"]),
+    ("publish_metadata_string", ["publish", "--preset", "{tmp}/metadata_string", "--output", "{tmp}/out"], ["metadata.json", "holds str", "JSON object"]),
+    ("publish_task_backbone_list", ["publish", "--preset", "{tmp}/backbone_list", "--output", "{tmp}/out"], ["task.json", "config.backbone", "['x']", "serialized Keras object"]),
+    ("export_task_backbone_list", ["export", "--preset", "{tmp}/backbone_list", "--format", "saved_model", "--output", "{tmp}/out"], ["task.json", "config.backbone", "['x']"]),
+    ("pretrain_init_preset_positions_string", ["pretrain", "--corpus", "{tmp}/two.txt", "--output", "{tmp}/run", "--init_preset", "{tmp}/positions_string", "--num_groups=2"], ["config.json", "max_sequence_length='128'", "positive integer"]),
+    ("pretrain_init_preset_without_positions", ["pretrain", "--corpus", "{tmp}/two.txt", "--output", "{tmp}/run", "--init_preset", "{tmp}/no_positions", "--num_groups=2"], ["config.json", "lacks ['max_sequence_length']"]),
+    ("pretrain_init_preset_without_layers", ["pretrain", "--corpus", "{tmp}/two.txt", "--output", "{tmp}/run", "--init_preset", "{tmp}/no_layers", "--num_groups=2", "--max_seq_length=64"], ["config.json", "lacks ['num_layers']"]),
+    ("convert_hf_activation_list", ["convert", "--from", "hf", "--src", "{tmp}/hf_act", "--dst", "{tmp}/out"], ["config.json", "hidden_act=['gelu_new']", "accepted", "gelu_new"]),
     ("export_untrained_preset", ["export", "--preset", "albert_tiny_en", "--format", "saved_model", "--output", "{tmp}/out"], ["albert_tiny_en", "holds a 'AlbertPretrainer'", "exportable tasks"]),
 ]
 
@@ -66,6 +106,7 @@ def test_cli_refuses_bad_arguments(argv, needles, files, capsys):
     missing = [needle for needle in needles if needle not in stderr]
     assert not missing, f"{missing} not in: {stderr[-2000:]}"
     assert "Traceback" not in stderr
+    assert not (files / "out").exists() and not (files / "run").exists()
 
 
 @pytest.mark.large
