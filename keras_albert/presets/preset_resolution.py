@@ -252,8 +252,10 @@ class PresetResolutionMixin:
                 return super().from_preset(path, *args, **kwargs)
             except TypeError as error:
                 # Keras reports a config that builds nothing (a key removed
-                # or of another type) as a TypeError naming no file.
+                # or of another type) as a TypeError naming no file, the
+                # cause after the whole config.
                 message = " ".join(str(error).split())
+                message = message.rpartition("Exception encountered:")[2].strip() or message
                 raise ValueError(
                     f"Preset {str(path)!r} cannot be built: {message:.500} Its "
                     "config files (config.json, task.json, preprocessor.json, "
