@@ -77,6 +77,7 @@ def to_preset(source_format, src, dst, overrides=None, overwrite=False):
 def from_preset(target_format, preset, dst, overwrite=False):
     """Writes the keras_albert preset at `preset` in `target_format`."""
     from keras_albert.convert.converted_preset import load_preset_model
+    from keras_albert.convert.converted_preset import preset_lowercase
     from keras_albert.convert.converted_preset import preset_vocabulary
     from keras_albert.convert.huggingface import export_huggingface
     from keras_albert.convert.keras_hub_preset import export_keras_hub_preset
@@ -85,7 +86,8 @@ def from_preset(target_format, preset, dst, overwrite=False):
         model = load_preset_model(preset)
     vocabulary = preset_vocabulary(preset)
     if target_format == "hf":
-        return export_huggingface(model, dst, vocabulary, overwrite=overwrite)
+        return export_huggingface(model, dst, vocabulary, overwrite=overwrite,
+                                  lowercase=preset_lowercase(preset))
     if target_format == "keras_hub":
         # From the preset itself: a classifier goes with its head and labels.
         return export_keras_hub_preset(preset, dst, overwrite=overwrite)

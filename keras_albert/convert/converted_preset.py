@@ -59,7 +59,7 @@ def build_model(config, weights, source):
 
 
 def write_converted_preset(
-    dst, config, weights, vocabulary=None, source="source", overwrite=False
+    dst, config, weights, vocabulary=None, source="source", overwrite=False, lowercase=True
 ):
     """Builds, fills and saves the model; returns the preset path.
 
@@ -70,14 +70,14 @@ def write_converted_preset(
         vocabulary: SentencePiece model bytes, or None.
         source: how errors name the source.
         overwrite: replace `dst` even if it is not a preset.
+        lowercase: the tokenizer's casing (every published ALBERT is uncased).
     """
     dst = check_destination(dst, overwrite)
     with logged_step(_logger, f"Building the model and checking {len(weights)} weights"):
         model = build_model(config, weights, source)
     tokenizer = None
     if vocabulary is not None:
-        # Every published ALBERT vocabulary is uncased.
-        tokenizer = AlbertTokenizer(proto=vocabulary, lowercase=True)
+        tokenizer = AlbertTokenizer(proto=vocabulary, lowercase=lowercase)
     with logged_step(_logger, f"Writing the preset {str(dst)!r}"):
         with atomic_directory(dst, "preset", overwrite) as staging:
             model.save_to_preset(staging)
@@ -101,6 +101,15 @@ def load_preset_model(preset):
     if task.is_file() and "AlbertPretrainer" in task.read_text(encoding="utf-8"):
         return AlbertPretrainer.from_preset(str(preset))
     return AlbertBackbone.from_preset(str(preset))
+
+
+def preset_lowercase(preset):
+    """Whether the preset's tokenizer lowercases (True without one)."""
+    path = pathlib.Path(preset) / "tokenizer.json"
+    if not path.is_file():
+        return True
+    lowercase = json.loads(path.read_text(encoding="utf-8")).get("config", {}).get("lowercase", True)
+    return lowercase if isinstance(lowercase, bool) else True
 
 
 def preset_vocabulary(preset):

@@ -178,6 +178,11 @@ def convert_huggingface(src, dst, overwrite=False):
     with logged_step(_logger, f"Reading the Hugging Face weights in {str(src)!r}"):
         weights = hf_state_to_tf1(read_hf_state(src), config)
     vocabulary = src / "spiece.model"
+    # A cased model says so in its tokenizer config; published ALBERT is uncased.
+    tokenizer_config = src / "tokenizer_config.json"
+    lowercase = True
+    if os.path.lexists(tokenizer_config):
+        lowercase = read_json_config(tokenizer_config).get("do_lower_case", True) is not False
     return write_converted_preset(
         dst,
         config,
@@ -186,6 +191,7 @@ def convert_huggingface(src, dst, overwrite=False):
         if os.path.lexists(vocabulary) else None,
         source=f"Hugging Face model {str(src)!r}",
         overwrite=overwrite,
+        lowercase=lowercase,
     )
 
 
@@ -217,8 +223,9 @@ def hf_architecture(model):
     return "AlbertForPreTraining" if model.sentence_head is not None else "AlbertForMaskedLM"
 
 
-def export_huggingface(model, dst, vocabulary=None, overwrite=False):
-    """Writes `model` as a Hugging Face ALBERT directory at `dst`."""
+def export_huggingface(model, dst, vocabulary=None, overwrite=False, lowercase=True):
+    """Writes `model` as a Hugging Face ALBERT directory at `dst`; its
+    tokenizer lowercases as the preset's did (`lowercase`)."""
     from safetensors.numpy import save_file
 
     dst = check_destination(dst, overwrite, kind="huggingface")
@@ -233,6 +240,6 @@ def export_huggingface(model, dst, vocabulary=None, overwrite=False):
             if vocabulary is not None:
                 (staging / "spiece.model").write_bytes(vocabulary)
                 (staging / "tokenizer_config.json").write_text(
-                    json.dumps({"tokenizer_class": "AlbertTokenizer", "do_lower_case": True})
+                    json.dumps({"tokenizer_class": "AlbertTokenizer", "do_lower_case": lowercase})
                 )
     return str(dst)

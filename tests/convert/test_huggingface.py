@@ -108,3 +108,20 @@ def test_masked_lm_from_a_converted_preset_keeps_the_mlm_head(tmp_path, sentence
     np.testing.assert_array_equal(
         masked_lm.masked_lm_head.output_bias.numpy(), model.predictions.bias.detach().numpy()
     )
+
+
+def test_casing_survives_both_directions(tmp_path, sentencepiece_proto, capsys):
+    """A cased model stays cased: Hugging Face's do_lower_case in, and the
+    preset's lowercase out (both were forced to uncased)."""
+    import keras_albert
+    from keras_albert.cli.main import main
+
+    model = hf_model(1, 1)
+    model.save_pretrained(tmp_path / "hf")
+    (tmp_path / "hf" / "spiece.model").write_bytes(sentencepiece_proto)
+    (tmp_path / "hf" / "tokenizer_config.json").write_text(json.dumps({"do_lower_case": False}))
+    convert_huggingface(tmp_path / "hf", tmp_path / "preset")
+    assert keras_albert.AlbertTokenizer.from_preset(str(tmp_path / "preset")).lowercase is False
+    assert main(["convert", "--from=keras_albert", "--to=hf", f"--src={tmp_path / 'preset'}",
+                 f"--dst={tmp_path / 'back'}"]) == 0, capsys.readouterr().err
+    assert json.loads((tmp_path / "back" / "tokenizer_config.json").read_text())["do_lower_case"] is False
