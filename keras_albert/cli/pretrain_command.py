@@ -81,6 +81,9 @@ def define_flags(flag_values):
                       flag_values=fv)
     define_boolean("jit_compile", defaults.jit_compile, "XLA (faster on CPU too)", fv)
     flags.DEFINE_integer("seed", defaults.seed, "random seed (data, weights, shuffling)", flag_values=fv)
+    flags.DEFINE_float("time_budget_minutes", None,
+                       "stop at the last checkpoint that fits this wall time (with the held-out "
+                       "evaluation and the preset); the same command continues", flag_values=fv)
     flags.DEFINE_integer("eval_seed", None,
                          "seed of the held-out instances (default: --seed + 1); fix it to compare "
                          "runs of other seeds on the same held-out instances", flag_values=fv)

@@ -1,4 +1,4 @@
-"""Corpus -> vocabulary -> TFRecords -> pretrained ALBERT preset, resumable.
+"""Corpus -> vocabulary -> instances -> pretrained ALBERT preset, resumable.
 
 Each stage writes its output atomically and is skipped when a previous run
 of the same command already produced it, so re-running a killed command
@@ -8,11 +8,13 @@ position, and the preset is written last.
 
 Output layout:
     DIR/vocabulary.spm           SentencePiece model (ALBERT special ids)
-    DIR/data/train-*.tfrecord    pretraining instances (Google's features)
-    DIR/data/eval.tfrecord       held-out instances (with --eval_corpus)
+    DIR/data/train-*.tfrecord    pretraining instances (Google's features);
+                                 on JAX / PyTorch: data/train.npz
+    DIR/data/eval.tfrecord       held-out instances (with --eval_corpus);
+                                 on JAX / PyTorch: data/eval.npz
     DIR/settings.json            the settings the data was made with
     DIR/checkpoints/             tf.train checkpoints (weights, optimizer,
-                                 step, RNG state)
+                                 step, RNG state); NumPy files off TensorFlow
     DIR/logs/                    TensorBoard logs
     DIR/preset/                  the keras_albert preset (backbone, MLM and
                                  sentence heads, tokenizer, preprocessor)
@@ -23,6 +25,7 @@ Output layout:
 """
 
 import glob
+import itertools
 import json
 import os
 import pathlib
@@ -30,14 +33,13 @@ import shutil
 import time
 
 import keras
-import tensorflow as tf
 
 from keras_albert.data.documents import read_documents
 from keras_albert.data.pretraining_instances import create_pretraining_instances
-from keras_albert.data.pretraining_tfrecords import pretraining_dataset
-from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
+from keras_albert.data.pretraining_instances import load_sentencepiece
 from keras_albert.data.sentencepiece_training import train_sentencepiece
 from keras_albert.data.teacher_embeddings import TeacherEmbeddings
+from keras_albert.data.tokenized_corpus import read_tokenized_corpus
 from keras_albert.editing.layer_groups import group_sources
 from keras_albert.editing.layer_groups import with_layer_groups
 from keras_albert.layers.sharing import validate_sharing
@@ -50,23 +52,25 @@ from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.pipelines import pretraining_inputs
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.training_curves import plot_pretraining_curve
 from keras_albert.presets.preset_resolution import resolve_preset
 from keras_albert.training.curve_log import CurveLog
 from keras_albert.training.curve_log import read_curve
 from keras_albert.training.lamb import AlbertLamb
+from keras_albert.training.precision import configure_precision
 from keras_albert.training.resumable_fit import resumable_fit
 from keras_albert.training.schedules import WarmupLinearDecay
-from keras_albert.training.strategy import configure_precision
-from keras_albert.training.strategy import resolve_strategy
-from keras_albert.training.strategy import xla_supported
+from keras_albert.training.time_budget import TimeBudget
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_file import write_file_atomically
+from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.regular_files import MiB
 from keras_albert.utils.regular_files import read_regular_bytes
 from keras_albert.utils.run_directory import check_run_outputs
 from keras_albert.utils.run_directory import record_run_outputs
+from keras_albert.utils.validation import check_finite_number
 
 # Settings that shape the data; a re-run with other values must not reuse it.
 DATA_SETTINGS = (
@@ -183,9 +187,30 @@ def run_lowercase(settings):
     return lowercase
 
 
+def _documents(paths, settings, proto):
+    """Text files through `read_documents`, or corpora tokenized earlier
+    (`.npz` files of `tokenized_corpus`, what a GPU run receives)."""
+    if _tokenized(paths):
+        size = load_sentencepiece(proto).get_piece_size()
+        files = [match for path in paths for match in sorted(glob.glob(os.fspath(path)))]
+        return itertools.chain.from_iterable(read_tokenized_corpus(f, size) for f in files)
+    return read_documents(paths, settings.document_boundary, settings.sentence_split)
+
+
+def _tokenized(paths, name="corpus"):
+    """True for tokenized corpora (.npz), False for text; refuses a mix."""
+    kinds = {os.fspath(path).endswith(".npz") for path in paths}
+    if len(kinds) > 1:
+        raise ValueError(
+            f"`{name}` mixes tokenized corpora (.npz) with text files; pass one kind. "
+            f"Received: {[os.fspath(p) for p in paths]}"
+        )
+    return kinds == {True}
+
+
 def _instances(paths, settings, proto, dupe_factor, seed):
     return create_pretraining_instances(
-        read_documents(paths, settings.document_boundary, settings.sentence_split),
+        _documents(paths, settings, proto),
         proto,
         lowercase=run_lowercase(settings),
         max_seq_length=settings.max_seq_length,
@@ -198,30 +223,25 @@ def _instances(paths, settings, proto, dupe_factor, seed):
 
 
 def build_data(settings, proto, data_dir):
-    """Writes (or reuses) the training and held-out TFRecords."""
+    """Writes (or reuses) the training and held-out instance files."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    # Files a killed run was writing (renamed only when complete).
-    for stale in data_dir.glob("*.tfrecord.tmp-*"):
-        stale.unlink(missing_ok=True)
-    train = [
-        str(data_dir / f"train-{i:05d}-of-{settings.num_shards:05d}.tfrecord")
-        for i in range(settings.num_shards)
-    ]
+    pretraining_inputs.remove_partial_files(data_dir)
+    train = pretraining_inputs.train_paths(settings, data_dir)
     if all(os.path.exists(path) for path in train):
         log(f"data: reusing {len(train)} files in {data_dir}")
     else:
         log("data: creating pretraining instances (n-gram masking, "
             f"{settings.sentence_task}, dupe_factor={settings.dupe_factor})")
-        count = write_pretraining_tfrecords(
+        count = pretraining_inputs.write_instances(
             _instances(settings.corpus, settings, proto, settings.dupe_factor, settings.seed),
             train,
         )
         log(f"data: {count} training instances")
     eval_path = None
     if settings.eval_corpus:
-        eval_path = str(data_dir / "eval.tfrecord")
+        eval_path = pretraining_inputs.eval_path(data_dir)
         if not os.path.exists(eval_path):
-            count = write_pretraining_tfrecords(
+            count = pretraining_inputs.write_instances(
                 _instances(settings.eval_corpus, settings, proto, 1, eval_seed(settings)),
                 eval_path,
             )
@@ -402,31 +422,12 @@ def _with_teacher(dataset, settings, teacher, tokenizer, training, skip_batches=
     return teacher.add_to(dataset, preprocessor, settings.batch_size, training, skip_batches)
 
 
-def _train_dataset(settings, files, strategy, teacher=None, tokenizer=None):
-    replicas = strategy.num_replicas_in_sync
-    if settings.batch_size % replicas:
-        raise ValueError(
-            f"`batch_size={settings.batch_size}` must be a multiple of the "
-            f"{replicas} replicas of the strategy."
-        )
-
-    def make(skip_batches):
-        dataset = pretraining_dataset(
-            files,
-            settings.batch_size,
-            seed=settings.seed,
-            dynamic_masking=settings.dynamic_masking,
-            vocabulary_size=settings.vocabulary_size,
-            masked_lm_prob=settings.masked_lm_prob,
-            skip_batches=skip_batches,
-            shuffle_buffer_size=settings.shuffle_buffer_size,
-        )
-        dataset = dataset.map(
-            lambda features: pretraining_batch(features, settings.sentence_task)
-        )
-        return _with_teacher(dataset, settings, teacher, tokenizer, True, skip_batches)
-
-    return make
+def _train_dataset(settings, files, replicas, teacher=None, tokenizer=None):
+    return pretraining_inputs.train_stream(
+        settings, files, replicas,
+        lambda features: pretraining_batch(features, settings.sentence_task),
+        lambda dataset, skip: _with_teacher(dataset, settings, teacher, tokenizer, True, skip),
+    )
 
 
 def save_preset(pretrainer, tokenizer, settings, preset_dir):
@@ -446,20 +447,27 @@ def save_preset(pretrainer, tokenizer, settings, preset_dir):
 
 
 def heldout_dataset(settings, eval_path, batch_size):
-    return pretraining_dataset(
-        eval_path, batch_size, is_training=False
-    ).map(lambda features: pretraining_batch(features, settings.sentence_task))
+    return pretraining_inputs.heldout_stream(
+        settings, eval_path, batch_size,
+        lambda features: pretraining_batch(features, settings.sentence_task),
+    )
 
 
 def evaluate_heldout(pretrainer, settings, eval_path, batch_size, teacher=None, tokenizer=None):
     dataset = _with_teacher(
         heldout_dataset(settings, eval_path, batch_size), settings, teacher, tokenizer, False
     )
-    return pretrainer.evaluate(dataset, return_dict=True, verbose=0)
+    if pretraining_inputs.uses_tfrecords():
+        return pretrainer.evaluate(dataset, return_dict=True, verbose=0)
+    # keras-hub's PipelineModel.evaluate cannot take a PyDataset; the
+    # pretrainer has no preprocessor, so Keras's own evaluate is the same.
+    return keras.Model.evaluate(pretrainer, dataset, return_dict=True, verbose=0)
 
 
 def run_pretraining(settings):
     """Runs (or resumes) the whole pipeline; returns the metrics dict."""
+    started = time.monotonic()
+    budget = _time_budget(settings, started)
     check_sentence_task(settings.sentence_task)
     check_init_preset(settings)
     # Bad values fail here, not after the data is built.
@@ -469,6 +477,9 @@ def run_pretraining(settings):
     teacher = _teacher(settings)  # read and checked before any long work
     embedding_dim = teacher.dim if teacher else None
     check_eval_corpus(settings)
+    _tokenized(settings.corpus)
+    _tokenized(settings.eval_corpus or [], "eval_corpus")
+    pretraining_inputs.check_backend_settings(settings)
     output = pathlib.Path(settings.output)
     check_run_outputs(output, RUN_OUTPUTS, legacy=_pretraining_run)
     output.mkdir(parents=True, exist_ok=True)
@@ -481,13 +492,13 @@ def run_pretraining(settings):
     _mark_data_complete(settings, output / "settings.json")
 
     configure_precision(settings.precision)
-    strategy = resolve_strategy(settings.strategy, tpu=settings.tpu)
-    log(f"training: {type(strategy).__name__}, {strategy.num_replicas_in_sync} replica(s)")
+    scope, replicas, strategy, description = pretraining_inputs.training_scope(settings)
+    log(f"training: {description}, {replicas} replica(s)")
     jit_compile = settings.jit_compile
-    if jit_compile and not xla_supported(strategy):
+    if jit_compile and not pretraining_inputs.xla_allowed(strategy):
         log("training: XLA off (it cannot run replicas on logical CPU devices)")
         jit_compile = False
-    with strategy.scope():
+    with scope:
         if settings.init_preset:
             pretrainer = initial_pretrainer(settings, embedding_dim)
             backbone = pretrainer.backbone
@@ -513,14 +524,15 @@ def run_pretraining(settings):
     log(f"training: {backbone.count_params():,} backbone parameters")
     history, first_step = resumable_fit(
         pretrainer,
-        _train_dataset(settings, train_files, strategy, teacher, tokenizer),
+        _train_dataset(settings, train_files, replicas, teacher, tokenizer),
         total_steps=settings.train_steps,
         checkpoint_dir=output / "checkpoints",
         checkpoint_every=settings.checkpoint_every,
         callbacks=[
-            keras.callbacks.TensorBoard(str(output / "logs"), update_freq=100),
+            *pretraining_inputs.tensorboard_callbacks(output / "logs"),
             CurveLog(output / "curve.jsonl", settings.checkpoint_every,
                      settings.batch_size * settings.max_seq_length),
+            *([budget] if budget is not None else []),
         ],
         validation_data=(
             _with_teacher(heldout_dataset(settings, eval_path, settings.batch_size),
@@ -531,6 +543,11 @@ def run_pretraining(settings):
     if first_step:
         log(f"training: resumed at step {first_step}")
     metrics = {"train_steps": settings.train_steps}
+    if budget is not None and budget.stopped_early:
+        step = int(keras.ops.convert_to_numpy(pretrainer.optimizer.iterations))
+        metrics["stopped_by_time_budget_at_step"] = step
+        log(f"training: stopped at step {step} of {settings.train_steps} to stay within "
+            f"--time_budget_minutes={settings.time_budget_minutes:g}; the same command continues")
     if history is not None:
         metrics["train"] = {k: float(v[-1]) for k, v in history.history.items()}
     if eval_path:
@@ -555,7 +572,7 @@ def _corpus_files(patterns):
     for pattern in [patterns] if isinstance(patterns, (str, os.PathLike)) else patterns:
         pattern = os.fspath(pattern)
         if "://" in pattern:
-            files.update((m, m) for m in tf.io.gfile.glob(pattern))
+            files.update((m, m) for m in _remote_glob(pattern))
             continue
         matches = glob.glob(pattern) or ([pattern] if os.path.isfile(pattern) else [])
         files.update((os.path.realpath(m), m) for m in matches if os.path.isfile(m))
@@ -583,6 +600,32 @@ def expand_corpus(patterns, name="corpus"):
     if not patterns:
         raise ValueError(f"`{name}` must name at least one file. Received: {patterns!r}")
     for pattern in patterns:
-        if not (tf.io.gfile.glob(pattern) or glob.glob(pattern)):
+        if not ((_remote_glob(pattern) if "://" in pattern else []) or glob.glob(pattern)):
             raise FileNotFoundError(f"`{name}` entry {pattern!r} matches no file.")
     return list(patterns)
+
+
+def _remote_glob(pattern):
+    """`gs://` and other remote patterns, through TensorFlow's file system."""
+    tf = require_tensorflow(f"Remote corpus paths ({pattern!r})", backend_too=False)
+    return tf.io.gfile.glob(pattern)
+
+
+# Held-out evaluation, the preset and the curve after training.
+_TIME_BUDGET_RESERVE_SECONDS = 90.0
+
+
+def _time_budget(settings, started):
+    """The wall-time budget of the run (None: no budget), counted from
+    `started` so that preparing data counts too."""
+    minutes = settings.time_budget_minutes
+    if minutes is None:
+        return None
+    check_finite_number("time_budget_minutes", minutes, strictly_greater=True)
+    seconds = minutes * 60.0
+    if seconds <= _TIME_BUDGET_RESERVE_SECONDS:
+        raise ValueError(
+            f"`time_budget_minutes` must leave more than {_TIME_BUDGET_RESERVE_SECONDS:g} s for "
+            f"the held-out evaluation and the preset. Received: time_budget_minutes={minutes!r}"
+        )
+    return TimeBudget(seconds, _TIME_BUDGET_RESERVE_SECONDS, start=started)

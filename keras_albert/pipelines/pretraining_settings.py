@@ -58,3 +58,7 @@ class PretrainingSettings:
     # from a teacher; its texts go through an extra head at this length.
     teacher_embeddings: str = None
     embedding_sequence_length: int = 48
+    # Wall-time budget of the whole command: training ends at the last
+    # checkpoint that leaves time for the held-out evaluation and the
+    # preset; the same command continues (a lent accelerator's minutes).
+    time_budget_minutes: float = None

@@ -85,3 +85,48 @@ def test_tensorflow_only_flags_are_refused_before_any_work(tmp_path):
     assert result.returncode != 0
     assert "--dynamic_masking need KERAS_BACKEND=tensorflow (tf.data / tf.distribute); this run is on KERAS_BACKEND=jax." in result.stderr
     assert not (output / "vocabulary.spm").exists()
+
+
+def test_tokenized_corpus_and_time_budget_then_the_same_command_continues(uninterrupted, tmp_path):
+    """What a GPU run does: a corpus tokenized beforehand (.npz) with the
+    preset's vocabulary, continued from that preset, stopped by the wall-time
+    budget at a checkpoint with a preset written; run again, it finishes."""
+    from keras_albert.data.documents import read_documents
+    from keras_albert.data.pretraining_instances import tokenize_documents
+    from keras_albert.data.tokenized_corpus import write_tokenized_corpus
+
+    corpus, heldout, straight, _ = uninterrupted
+    proto = (straight / "preset" / "assets" / "tokenizer" / "vocabulary.spm").read_bytes()
+    for name, source in (("train", corpus), ("heldout", heldout)):
+        write_tokenized_corpus(
+            tokenize_documents(read_documents([source]), proto), tmp_path / f"{name}.npz", 60
+        )
+    output = tmp_path / "budgeted"
+    arguments = _jax_arguments(
+        str(tmp_path / "train.npz"), output, str(tmp_path / "heldout.npz"),
+        init_preset=str(straight / "preset"),
+    )
+    stopped = _run([*arguments, "--time_budget_minutes", "0.05"], TIME_BUDGET_RESERVE_SECONDS="1")
+    assert stopped.returncode == 0, stopped.stderr[-3000:]
+    metrics = json.loads((output / "metrics.json").read_text())
+    assert metrics["stopped_by_time_budget_at_step"] == 4
+    assert "stopped at step 4 of 12 to stay within --time_budget_minutes=0.05" in stopped.stdout
+    assert (output / "preset" / "config.json").is_file()
+    finished = _run(arguments)
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    assert "resumed at step 4" in finished.stdout
+    assert "stopped_by_time_budget_at_step" not in json.loads((output / "metrics.json").read_text())
+    assert (output / "checkpoints" / "step-000000012.npz").is_file()
+
+
+def test_mixed_corpus_kinds_and_tiny_budgets_are_refused(uninterrupted, tmp_path):
+    corpus, _, _, _ = uninterrupted
+    (tmp_path / "ids.npz").write_bytes(b"")
+    mixed = _run(["pretrain", "--corpus", corpus, "--corpus", str(tmp_path / "ids.npz"),
+                  "--output", str(tmp_path / "mixed"), "--vocab_size", "60"])
+    assert mixed.returncode == 2 and "mixes tokenized corpora (.npz) with text files" in mixed.stderr
+    assert not (tmp_path / "mixed").exists()
+    tiny = _run(_jax_arguments(corpus, tmp_path / "tiny") + ["--time_budget_minutes", "1"])
+    assert tiny.returncode == 2
+    assert "`time_budget_minutes` must leave more than 90 s" in tiny.stderr
+    assert not (tmp_path / "tiny").exists()
