@@ -72,11 +72,8 @@ def test_library_imports_only_its_dependencies(library):
 # and training on JAX/PyTorch never reach them (tests/backends). The list
 # may only shrink.
 TENSORFLOW_MODULES = {
-    "keras_albert/data/bucketed_batches.py",
     "keras_albert/data/pretraining_tfrecords.py",
     "keras_albert/layers/reversible_gradient_tensorflow.py",
-    "keras_albert/pipelines/classifier_fine_tuning.py",
-    "keras_albert/pipelines/finetuning.py",
     "keras_albert/training/keras_distribution_fixes.py",
     "keras_albert/training/strategy.py",
 }

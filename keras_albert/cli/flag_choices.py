@@ -4,9 +4,9 @@ Copied here so that defining the flags (and `--help`) imports no
 TensorFlow; tests/cli/test_help.py checks the copies against the library.
 """
 
-# keras_albert.training.strategy.STRATEGY_NAMES
+# keras_albert.training.scope.STRATEGY_NAMES
 STRATEGY_NAMES = ("auto", "tpu", "gpu", "mirrored", "multi_worker", "cpu")
-# keras_albert.training.strategy.PRECISION_POLICIES
+# keras_albert.training.precision.PRECISION_POLICIES
 PRECISION_POLICIES = ("float32", "mixed_bfloat16", "mixed_float16")
 # keras_albert.export.tflite_export.QUANTIZATIONS
 QUANTIZATIONS = ("none", "float16", "dynamic", "int8")

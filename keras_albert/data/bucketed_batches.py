@@ -15,14 +15,19 @@ per-piece labels and first-piece weights, cut to the bucket with the
 features.
 """
 
+import keras
 import numpy as np
-import tensorflow as tf
 
 from keras_albert.models.length_buckets import DEFAULT_BUCKETS
 from keras_albert.models.length_buckets import bucket_lengths
 from keras_albert.models.length_buckets import check_buckets
 from keras_albert.models.length_buckets import packed_lengths
 from keras_albert.models.preprocessor_inputs import is_text
+from keras_albert.utils.backend import optional_tensorflow
+
+# tf.data on TensorFlow; `bucketed_batches` hands JAX and PyTorch NumPy
+# batches (`bucketed_arrays`).
+tf = optional_tensorflow()[0]
 
 # Examples tokenized per map call: batched tokenization is much faster
 # than one example at a time.
@@ -78,6 +83,26 @@ def _packer(preprocessor, is_pair, word_lists):
         return (features, *targets)
 
     return pack
+
+
+def bucketed_batches(preprocessor, x, y=None, batch_size=32, seed=None, buckets=DEFAULT_BUCKETS):
+    """Length-bucketed training batches for the running backend: this
+    module's tf.data pipeline on TensorFlow, `BucketedArrayBatches` (NumPy,
+    text classification) on JAX and PyTorch."""
+    if keras.config.backend() == "tensorflow":
+        return bucketed_dataset(preprocessor, x, y, batch_size=batch_size, buckets=buckets, seed=seed)
+    from keras_albert.data.bucketed_arrays import BucketedArrayBatches
+    from keras_albert.models.albert_text_classifier_preprocessor import (
+        AlbertTextClassifierPreprocessor,
+    )
+
+    if not isinstance(preprocessor, AlbertTextClassifierPreprocessor):
+        raise ValueError(
+            f"Fine-tuning with a {type(preprocessor).__name__} needs KERAS_BACKEND=tensorflow "
+            f"(it packs with TensorFlow string ops); this run is on KERAS_BACKEND={keras.config.backend()}. "
+            "Text classification runs on every backend."
+        )
+    return BucketedArrayBatches(preprocessor, x, y, batch_size=batch_size, buckets=buckets, seed=seed)
 
 
 def bucketed_dataset(

@@ -14,7 +14,7 @@ import re
 import keras
 import numpy as np
 
-from keras_albert.utils.backend import is_tf_dataset
+from keras_albert.utils.backend import is_batch_stream
 from keras_albert.utils.backend import is_tf_tensor
 from keras_albert.utils.backend import optional_tensorflow
 
@@ -28,7 +28,7 @@ def _as_array(value):
     """A NumPy array for in-memory data, None for what we cannot inspect."""
     if is_tf_tensor(value) and isinstance(value, tf.Tensor):
         return value.numpy() if tf.executing_eagerly() and hasattr(value, "numpy") else None
-    if is_tf_dataset(value) or is_tf_tensor(value) or value is None:
+    if is_batch_stream(value) or is_tf_tensor(value) or value is None:
         return None
     if isinstance(value, (list, tuple, np.ndarray, int, float, np.generic)):
         try:
@@ -364,7 +364,7 @@ def check_raw_inputs(x, kind, num_segments=2, name="x"):
     accepted. Datasets, symbolic inputs and packed feature dicts pass.
     """
     accepted = ACCEPTED_INPUTS[kind].format(num_segments=num_segments)
-    if is_tf_dataset(x) or _is_packed(x) or keras_tensor_like(x):
+    if is_batch_stream(x) or _is_packed(x) or keras_tensor_like(x):
         return
     if x is None:
         raise ValueError(f"`{name}` is None. Pass {accepted}.")

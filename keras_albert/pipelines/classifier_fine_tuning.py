@@ -3,7 +3,6 @@
 
 import keras
 import numpy as np
-import tensorflow as tf
 
 from keras_albert.data.validation_split import validation_indices
 from keras_albert.pipelines.classifier_recipe import ClassifierRecipe
@@ -154,8 +153,12 @@ def pooled_features(classifier, texts, batch_size, training=False):
     if not training:
         return np.asarray(features.predict(inputs, batch_size=batch_size, verbose=0), "float64")
     # `predict` always runs with dropout off, so batches go by hand.
-    batches = tf.data.Dataset.from_tensor_slices(inputs).batch(batch_size)
-    return np.concatenate([np.asarray(features(batch, training=True), "float64") for batch in batches])
+    inputs = {name: np.asarray(value) for name, value in inputs.items()}
+    count = len(inputs["token_ids"])
+    return np.concatenate([
+        np.asarray(features({k: v[start:start + batch_size] for k, v in inputs.items()}, training=True), "float64")
+        for start in range(0, count, batch_size)
+    ])
 
 
 def warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels, batch_size, seed=0):
@@ -193,8 +196,7 @@ def warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels
         # of the probe's time).
         head.compile(optimizer=keras.optimizers.Adam(0.05),
                      loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-        full_batches = tf.data.Dataset.from_tensors((train, train_labels)).repeat(PROBE_EPOCHS)
-        head.fit(full_batches, epochs=1, shuffle=False, verbose=0)
+        head.fit(_SameBatch((train, train_labels), PROBE_EPOCHS), epochs=1, shuffle=False, verbose=0)
         accuracy = None
         if validate:
             accuracy = float((head.predict(held, verbose=0).argmax(-1) == val_labels).mean())
@@ -206,3 +208,18 @@ def warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels
     classifier.output_dense.set_weights(
         [folded.astype("float32"), (bias - mean @ folded).astype("float32")])
     return accuracy
+
+
+class _SameBatch(keras.utils.PyDataset):
+    """One batch, `steps` times: one epoch of full-batch steps, on every
+    backend."""
+
+    def __init__(self, batch, steps):
+        super().__init__()
+        self.batch, self.steps = batch, steps
+
+    def __len__(self):
+        return self.steps
+
+    def __getitem__(self, index):
+        return self.batch

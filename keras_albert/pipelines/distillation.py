@@ -30,7 +30,7 @@ from keras_albert.pipelines.distillation_settings import DistillationSettings  #
 from keras_albert.pipelines.pretraining import expand_corpus
 from keras_albert.training.optimizers import warmup_decay_optimizer
 from keras_albert.training.optimizers import warmup_steps_for
-from keras_albert.training.strategy import STRATEGY_NAMES
+from keras_albert.training.scope import STRATEGY_NAMES
 from keras_albert.training.strategy import resolve_strategy
 
 

@@ -23,14 +23,12 @@ import sys
 
 import keras
 import numpy as np
-import tensorflow as tf
 
 from keras_albert.data.validation_split import validation_indices
 from keras_albert.distill.task_distillation import UNLABELLED
 from keras_albert.distill.task_distillation import TaskDistillationLoss
 from keras_albert.distill.task_distillation import distillation_targets
 from keras_albert.distill.task_distillation import teacher_logits
-from keras_albert.export.serving_saved_model import export_serving_saved_model
 from keras_albert.models.albert_classifier import POOLING_CHOICES
 from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.pipelines.classifier_fine_tuning import warm_start_head
@@ -39,13 +37,16 @@ from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
 from keras_albert.pipelines.finetuning_settings import FinetuneSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.finetuning_tasks import make_task
 from keras_albert.pipelines.training_curves import plot_training_curves
-from keras_albert.training.schedules import WarmupLinearDecay
-from keras_albert.training.strategy import STRATEGY_NAMES
-from keras_albert.training.strategy import resolve_strategy
+from keras_albert.training.optimizers import warmup_decay_optimizer
+from keras_albert.training.optimizers import warmup_steps_for
+from keras_albert.training.scope import STRATEGY_NAMES
+from keras_albert.training.scope import training_scope
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.atomic_file import check_writable_directory
 from keras_albert.utils.atomic_file import write_file_atomically
+from keras_albert.utils.backend import is_tf_dataset
+from keras_albert.utils.backend import tensorflow_available
 from keras_albert.utils.label_file import check_label_lines
 from keras_albert.utils.regular_files import MiB
 from keras_albert.utils.regular_files import read_regular_bytes
@@ -66,6 +67,10 @@ def _finetuning_run(output):
     return isinstance(metrics, dict) and {"best", "selection_metric", "history"} <= set(metrics)
 
 
+# Tasks whose preprocessing runs without TensorFlow (keras-hub's Python path).
+_ANY_BACKEND_TASKS = ("classification", "regression")
+
+
 def check_finetune_settings(settings):
     """Fails on a bad value before any data or model is loaded.
 
@@ -76,6 +81,15 @@ def check_finetune_settings(settings):
         raise ValueError(f"`--task` must be one of {FINETUNING_TASKS}. Received: {settings.task!r}")
     if settings.strategy not in STRATEGY_NAMES:
         raise ValueError(f"`--strategy` must be one of {STRATEGY_NAMES}. Received: {settings.strategy!r}")
+    backend = keras.config.backend()
+    if backend != "tensorflow" and settings.task not in _ANY_BACKEND_TASKS:
+        # Their preprocessors (and squad's serving) use TensorFlow string ops.
+        raise ValueError(
+            f"`--task={settings.task}` needs KERAS_BACKEND=tensorflow; this run is on "
+            f"KERAS_BACKEND={backend}, where {_ANY_BACKEND_TASKS} run."
+        )
+    if backend != "tensorflow" and settings.tfds:
+        raise ValueError(f"`--tfds` reads with tensorflow-datasets: it needs KERAS_BACKEND=tensorflow (this run: {backend}).")
     for name in ("epochs", "batch_size", "sequence_length", "doc_stride"):
         value = getattr(settings, name)
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
@@ -128,21 +142,19 @@ def check_finetune_settings(settings):
 
 
 def _compile(model, learning_rate, settings, steps, loss="auto"):
-    schedule = WarmupLinearDecay(
-        peak_learning_rate=learning_rate,
-        warmup_steps=max(1, int(settings.warmup_fraction * steps)),
-        total_steps=steps,
-    )
+    optimizer = warmup_decay_optimizer(learning_rate, steps, warmup_steps_for(steps, settings.warmup_fraction))
     # Distillation targets are not class ids: no default accuracy metric
     # then (each epoch is scored on the evaluation data anyway).
     metrics = "auto" if loss == "auto" else []
-    model.compile(optimizer=keras.optimizers.AdamW(schedule, weight_decay=0.01), loss=loss, metrics=metrics)
+    model.compile(optimizer=optimizer, loss=loss, metrics=metrics)
 
 
 def _steps_per_epoch(fit_arguments):
     x = fit_arguments["x"]
-    if isinstance(x, tf.data.Dataset):
+    if is_tf_dataset(x):
         return int(x.cardinality().numpy())
+    if isinstance(x, keras.utils.PyDataset):
+        return len(x)
     first = x[0] if isinstance(x, tuple) else next(iter(x.values())) if isinstance(x, dict) else x
     return -(-len(first) // fit_arguments["batch_size"])
 
@@ -228,6 +240,10 @@ def _tensorboard(settings, output):
     evaluation scores, both under OUTPUT/logs; (None, None) when off."""
     if not settings.tensorboard:
         return None, None
+    if not tensorflow_available():
+        print("TensorBoard logs: not written (TensorFlow's summary writer is not installed)", flush=True)
+        return None, None
+    import tensorflow as tf
     logs = output / "logs"
     callback = keras.callbacks.TensorBoard(log_dir=str(logs), write_graph=False)
     return callback, tf.summary.create_file_writer(str(logs / "eval"))
@@ -250,9 +266,9 @@ def run_finetuning(settings):
     # empty output directory behind.
     output.mkdir(parents=True, exist_ok=True)
     record_run_outputs(output, RUN_OUTPUTS + ("logs",))
-    strategy = resolve_strategy(settings.strategy)
+    scope = training_scope(settings.strategy)
     print(f"Loading {settings.preset!r}", flush=True)
-    with strategy.scope():
+    with scope:
         model = task.build(settings.preset)
         learning_rate = settings.learning_rate or recommended_learning_rate(model.backbone.hidden_dim)
         print(f"Peak learning rate {learning_rate:g}", flush=True)
@@ -294,17 +310,13 @@ def run_finetuning(settings):
         print(f"Epoch {epoch}/{settings.epochs}", flush=True)
         # One epoch per call (scored in between); initial_epoch numbers the
         # TensorBoard points by epoch.
-        logs = model.fit(
+        logs = _fit(model)(
             epochs=epoch, initial_epoch=epoch - 1, verbose=verbose, callbacks=callbacks, **fit_arguments
         ).history
         row = score(epoch, float(logs["loss"][-1]))
         history.append(row)
         if eval_writer:
-            with eval_writer.as_default():
-                for name, value in row.items():
-                    if name not in ("epoch", "loss"):
-                        tf.summary.scalar(f"epoch_{name}", value, step=epoch - 1)
-            eval_writer.flush()
+            _write_scores(eval_writer, row, epoch)
         if better(row):
             best = row
             model.save_weights(str(best_weights))
@@ -338,7 +350,13 @@ def run_finetuning(settings):
     with atomic_directory(output / "preset") as staging:
         model.save_to_preset(staging)
     metrics_path = output / "metrics.json"
-    if task.serving:
+    if task.serving and keras.config.backend() != "tensorflow":
+        print("Serving SavedModel: not written (export needs KERAS_BACKEND=tensorflow); "
+              f"`python -m keras_albert export --preset {str(output / 'preset')!r}` makes it there.",
+              flush=True)
+    elif task.serving:
+        from keras_albert.export.serving_saved_model import export_serving_saved_model
+
         pair = isinstance(train, tuple) and isinstance(train[0], tuple)
         print(f"Exporting the serving SavedModel to {str(output / 'serving')!r}", flush=True)
         try:
@@ -361,3 +379,22 @@ def run_finetuning(settings):
     print(f"Kept epoch {best['epoch']}: {primary}={best[primary]:.4f} on the evaluation data. "
           f"Wrote {output}", flush=True)
     return results
+
+
+def _fit(model):
+    """The task's own `fit`, or Keras's for NumPy batch streams: keras-hub's
+    `fit` turns its input into a grain or tf.data dataset and cannot take a
+    `PyDataset`, whose batches are packed already (nothing to preprocess)."""
+    if keras.config.backend() == "tensorflow":
+        return model.fit
+    return lambda **kwargs: keras.Model.fit(model, **kwargs)
+
+
+def _write_scores(writer, row, epoch):
+    import tensorflow as tf  # the writer is TensorFlow's (`_tensorboard`)
+
+    with writer.as_default():
+        for name, value in row.items():
+            if name not in ("epoch", "loss"):
+                tf.summary.scalar(f"epoch_{name}", value, step=epoch - 1)
+    writer.flush()

@@ -9,7 +9,7 @@ builds one by name.
 import numpy as np
 
 from keras_albert.data import task_metrics
-from keras_albert.data.bucketed_batches import bucketed_dataset
+from keras_albert.data.bucketed_batches import bucketed_batches
 from keras_albert.data.glue_tasks import glue_task
 from keras_albert.data.glue_tasks import read_glue
 from keras_albert.data.task_files import read_conll
@@ -99,7 +99,7 @@ class TextTask:
     def fit_arguments(self, model, data):
         # Batches padded to their length bucket (shuffled every epoch).
         x, y = data
-        return {"x": bucketed_dataset(model.preprocessor, x, y, batch_size=self.batch_size, seed=self.seed)}
+        return {"x": bucketed_batches(model.preprocessor, x, y, batch_size=self.batch_size, seed=self.seed)}
 
     def check_texts(self, data):
         x = data[0]
@@ -184,7 +184,7 @@ class MultipleChoiceTask:
 
     def fit_arguments(self, model, data):
         x, y = data
-        return {"x": bucketed_dataset(model.preprocessor, x, y, batch_size=self.batch_size, seed=self.seed)}
+        return {"x": bucketed_batches(model.preprocessor, x, y, batch_size=self.batch_size, seed=self.seed)}
 
     def check_texts(self, data):
         return list(data[0]["context"][:16])
@@ -221,7 +221,7 @@ class TokenTask:
 
     def fit_arguments(self, model, data):
         sentences, labels = data
-        return {"x": bucketed_dataset(
+        return {"x": bucketed_batches(
             model.preprocessor, sentences, labels, batch_size=self.batch_size, seed=self.seed
         )}
 

@@ -7,7 +7,6 @@ split (`data/train.npz`, `data/eval.npz`) read by
 resumable batch order are the same idea, the files are not interchangeable.
 """
 
-import contextlib
 import os
 import pathlib
 
@@ -17,6 +16,7 @@ from keras_albert.data.pretraining_arrays import read_pretraining_arrays
 from keras_albert.data.pretraining_arrays import write_pretraining_arrays
 from keras_albert.data.pretraining_batches import PretrainingBatches
 from keras_albert.data.pretraining_batches import numpy_pretraining_batch
+from keras_albert.training.scope import resolve_training
 from keras_albert.utils.backend import require_tensorflow
 
 
@@ -78,15 +78,10 @@ def training_scope(settings):
     """`(scope, replicas, strategy, description)`: a tf.distribute strategy
     on TensorFlow; on JAX and PyTorch no strategy (one device, or the
     global `keras.distribution`, which Keras applies inside the step)."""
-    if not uses_tfrecords():
-        return contextlib.nullcontext(), 1, None, f"{keras.config.backend()} backend"
-    from keras_albert.training.strategy import resolve_strategy
-
-    strategy = resolve_strategy(settings.strategy, tpu=settings.tpu)
-    return (
-        strategy.scope(), strategy.num_replicas_in_sync, strategy,
-        type(strategy).__name__,
-    )
+    scope, strategy = resolve_training(settings.strategy, tpu=settings.tpu)
+    if strategy is None:
+        return scope, 1, None, f"{keras.config.backend()} backend"
+    return scope, strategy.num_replicas_in_sync, strategy, type(strategy).__name__
 
 
 def xla_allowed(strategy):

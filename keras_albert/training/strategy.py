@@ -22,8 +22,8 @@ from keras_albert.training.keras_distribution_fixes import (
 )
 from keras_albert.training.precision import PRECISION_POLICIES  # noqa: F401 (re-export)
 from keras_albert.training.precision import configure_precision  # noqa: F401 (re-export)
+from keras_albert.training.scope import STRATEGY_NAMES
 
-STRATEGY_NAMES = ("auto", "tpu", "gpu", "mirrored", "multi_worker", "cpu")
 DEFAULT_TPU_TIMEOUT_SECONDS = 120.0
 _DEFAULT_TPU_PORT = 8470
 # Variables the Cloud TPU client reads when no TPU name is given.

@@ -121,3 +121,13 @@ def is_tf_tensor(value):
     return tensorflow is not None and isinstance(
         value, (tensorflow.Tensor, tensorflow.RaggedTensor)
     )
+
+
+def is_batch_stream(value):
+    """True for what yields ready batches: a `tf.data.Dataset` or a Keras
+    `PyDataset` (the JAX and PyTorch input pipelines), without importing
+    TensorFlow."""
+    if is_tf_dataset(value):
+        return True
+    keras = sys.modules.get("keras")
+    return keras is not None and isinstance(value, keras.utils.PyDataset)

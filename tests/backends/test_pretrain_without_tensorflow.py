@@ -18,7 +18,7 @@ from tests.cli.test_pretrain_command import _write_corpus
 pytestmark = pytest.mark.large
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-WORKER = pathlib.Path(__file__).with_name("pretrain_worker.py")
+WORKER = pathlib.Path(__file__).with_name("cli_worker.py")
 
 
 def _run(arguments, **env):

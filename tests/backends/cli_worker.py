@@ -1,8 +1,8 @@
-"""`python -m keras_albert pretrain ARGS` with TensorFlow unimportable (as on a
+"""`python -m keras_albert ARGS` (pretrain, finetune) with TensorFlow unimportable (as on a
 machine without it), optionally SIGKILLed after KILL_AT_BATCH training
 batches of this process, the way a preempted machine dies.
 
-    KERAS_BACKEND=jax python tests/backends/pretrain_worker.py pretrain ...
+    KERAS_BACKEND=jax python tests/backends/cli_worker.py pretrain ...
 """
 
 import os
