@@ -24,8 +24,10 @@ def _open_text(path):
     try:
         # Decoded as is, not read in text mode: universal newlines would turn
         # a carriage return inside a quoted cell into a line feed. The readers
-        # below split lines themselves ("\r\n" included).
-        return path.read_bytes().decode("utf-8")
+        # below split lines themselves ("\r\n" included). "utf-8-sig" drops
+        # the BOM some editors write, which would otherwise stick to the
+        # first column's name or make the first JSON line invalid.
+        return path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise TaskFileError(f"{str(path)!r} is not UTF-8 text: {error}") from None
 
@@ -60,7 +62,9 @@ def _rows(path, text_columns, label_column, fieldnames=None):
     text = _open_text(path)
     suffix = pathlib.Path(path).suffix.lower()
     if suffix in (".jsonl", ".json"):
-        for number, line in enumerate(text.splitlines(), 1):
+        # JSON lines end at "\n" only: splitlines would also cut at U+2028,
+        # U+0085 or a form feed, which JSON allows raw inside a string.
+        for number, line in enumerate(text.split("\n"), 1):
             if not line.strip():
                 continue
             try:

@@ -142,3 +142,34 @@ def test_malformed_csv_quote_names_file_and_line(tmp_path):
     (tmp_path / "a.csv").write_text('text,label\nok,x\n"a" b,x\n')
     with pytest.raises(TaskFileError, match=r"a.csv' line 3: .*not a readable table"):
         read_text_examples(tmp_path / "a.csv")
+
+
+def test_jsonl_lines_end_at_line_feeds_only(tmp_path):
+    # JSON allows U+2028, U+0085 and a form feed raw inside a string.
+    text = "a\u2028b\x85c\x0cd"
+    record = json.dumps({"text": text, "label": "pos"}, ensure_ascii=False)
+    (tmp_path / "a.jsonl").write_bytes((record + "\r\n" + record + "\n").encode("utf-8"))
+    examples = read_text_examples(tmp_path / "a.jsonl")
+    assert examples.texts == [text, text] and examples.labels == ["pos", "pos"]
+
+
+@pytest.mark.parametrize("name", ["a.csv", "a.tsv", "a.jsonl", "squad.json"])
+def test_a_utf8_bom_is_dropped(tmp_path, name):
+    content = {
+        "a.csv": "text,label\nx,pos\n",
+        "a.tsv": "text\tlabel\nx\tpos\n",
+        "a.jsonl": '{"text": "x", "label": "pos"}\n',
+        "squad.json": json.dumps({"data": []}),
+    }[name]
+    (tmp_path / name).write_bytes(b"\xef\xbb\xbf" + content.encode("utf-8"))
+    if name == "squad.json":
+        assert read_squad(tmp_path / name) == []
+    else:
+        examples = read_text_examples(tmp_path / name)
+        assert examples.texts == ["x"] and examples.labels == ["pos"]
+
+
+def test_a_file_that_is_not_utf8_is_named(tmp_path):
+    (tmp_path / "a.tsv").write_bytes(b"text\tlabel\n\xff\tpos\n")
+    with pytest.raises(TaskFileError, match=r"a.tsv' is not UTF-8 text"):
+        read_text_examples(tmp_path / "a.tsv")
