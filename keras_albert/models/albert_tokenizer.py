@@ -90,7 +90,8 @@ def _lowercase(text):
 def albert_normalize_text(text, lowercase=True):
     """ALBERT's text preprocessing as TensorFlow string ops.
 
-    Collapses whitespace runs to one space and strips the ends, turns
+    Drops byte order marks (U+FEFF) at the start, collapses whitespace
+    runs to one space and strips the ends, turns
     LaTeX-style quotes (two backticks or two apostrophes) into `"`; if
     `lowercase`, also applies NFKD, removes combining marks (accents) and
     lowercases, exactly as `keras_albert.utils.text_normalization` (up to
@@ -122,6 +123,9 @@ def albert_normalize_text(text, lowercase=True):
             f"Received: text with dtype={text.dtype.name}"
         )
     whitespace, combining_mark = _unicode_patterns()
+    # A byte order mark at the start is the file's, not the text's: it would
+    # otherwise add tokens and change the prediction.
+    text = tf.strings.regex_replace(text, "^\\x{feff}+", "")
     text = tf.strings.regex_replace(text, whitespace, " ")
     text = tf.strings.regex_replace(text, "^ | $", "")
     # Google's `preprocess_text` also turns LaTeX-style quotes into `"`.

@@ -7,11 +7,12 @@ _WHITESPACE = re.compile(r"\s+")
 
 
 def normalize_text(text, lowercase=True):
-    """Collapses whitespace, turns LaTeX quotes into `"` and, if
-    `lowercase`, applies NFKD, strips combining marks and lowercases, as
-    Google's ALBERT `preprocess_text`. `AlbertTokenizer` does the same in the
-    TensorFlow graph."""
-    text = _WHITESPACE.sub(" ", text).strip()
+    """Drops leading byte order marks, collapses whitespace, turns LaTeX
+    quotes into `"` and, if `lowercase`, applies NFKD, strips combining
+    marks and lowercases, as Google's ALBERT `preprocess_text`.
+    `AlbertTokenizer` does the same in the TensorFlow graph."""
+    # A leading byte order mark belongs to the file the text came from.
+    text = _WHITESPACE.sub(" ", text.lstrip("\ufeff")).strip()
     text = text.replace("``", '"').replace("''", '"')
     if lowercase:
         text = unicodedata.normalize("NFKD", text)

@@ -140,3 +140,16 @@ def test_tokenizer_refuses_a_non_albert_proto():
     with pytest.raises(ValueError) as error:
         keras_albert.AlbertTokenizer(proto=b"not a sentencepiece model")
     assert_names(error, "`proto`", "not a valid SentencePiece model", "bytes")
+
+
+@pytest.mark.entry_point("tokenizer")
+def test_a_leading_byte_order_mark_changes_nothing(tokenizer, classifier):
+    from keras_albert.utils.text_normalization import normalize_text
+
+    texts = ["Hello world", " hello  world"]
+    marked = ["\ufeff" + texts[0], "\ufeff\ufeff" + texts[1]]
+    assert [normalize_text(t) for t in marked] == [normalize_text(t) for t in texts]
+    assert [list(ids) for ids in tokenizer(marked)] == [list(ids) for ids in tokenizer(texts)]
+    np.testing.assert_array_equal(classifier.predict(marked, verbose=0), classifier.predict(texts, verbose=0))
+    # Only at the start: inside a text the mark stays a character.
+    assert list(tokenizer("hello \ufeffworld")) != list(tokenizer("hello world"))
