@@ -46,6 +46,7 @@ from keras_albert.export.tfhub_export import export_tfhub
 from keras_albert.models.albert_presets import BUNDLED_PRESET_DESCRIPTIONS
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
 from keras_albert.models.label_names import check_label_names
+from keras_albert.models.label_names import check_num_classes
 from keras_albert.presets.preset_resolution import bundled_presets
 from keras_albert.presets.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_directory import MARKER_FILE
@@ -94,6 +95,8 @@ def _check_output(output, preset_dir, overwrite):
 def _resolve_label_names(task_class, config, label_names, records, preset):
     """(names, where they come from); an error when a classifier has none."""
     num_classes = config.get("num_classes")
+    if task_class in _NAMED_CLASSES and num_classes is not None:
+        check_num_classes(num_classes, name=f"task.json of preset {preset!r}: config.num_classes")
     if task_class not in _NAMED_CLASSES or num_classes in (None, 1):
         if label_names is not None:
             raise ValueError(

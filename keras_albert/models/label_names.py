@@ -7,12 +7,22 @@ probabilities. Tasks saved before names existed load with
 """
 
 
+def check_num_classes(num_classes, name="`num_classes`"):
+    """`num_classes` must be an int >= 1: a config holding "26" would
+    otherwise reach the label checks and read "26 names for num_classes=26"."""
+    if isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes < 1:
+        raise ValueError(
+            f"{name} must be a positive int (a JSON number, not a string). "
+            f"Received: num_classes={num_classes!r} ({type(num_classes).__name__})"
+        )
+
 
 def check_label_names(label_names, num_classes, name="label_names", regression=False):
     """`label_names` as a list (or None): one distinct, non-empty string
     per class, in class-id order; none at all for a `regression` task."""
     if label_names is None:
         return None
+    check_num_classes(num_classes)
     if isinstance(label_names, (str, bytes)) or not hasattr(label_names, "__iter__"):
         raise ValueError(
             f"`{name}` must be a list of strings, one per class. Received: "

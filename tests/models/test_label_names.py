@@ -85,3 +85,14 @@ def test_token_classifier_keeps_its_names(tmp_path, tokenizer, tiny_backbone_con
     with pytest.raises(ValueError, match="one name per class"):
         keras_albert.AlbertTokenClassifier(backbone, num_classes=2, label_names=["O"])
 
+
+
+@pytest.mark.parametrize("num_classes", ["26", 2.0, True, 0])
+def test_a_num_classes_that_is_not_an_int_is_named(num_classes):
+    from keras_albert.models.label_names import check_label_names
+
+    with pytest.raises(ValueError) as error:
+        check_label_names([f"c{i}" for i in range(26)], num_classes)
+    message = str(error.value)
+    assert "\n" not in message and "`num_classes` must be a positive int" in message
+    assert f"num_classes={num_classes!r}" in message and "names for" not in message
