@@ -96,3 +96,17 @@ def test_core_imports_tensorflow_only_in_known_modules():
                     found.add(str(path.relative_to(ROOT)))
     assert found <= TENSORFLOW_MODULES, sorted(found - TENSORFLOW_MODULES)
     assert TENSORFLOW_MODULES <= found, f"no longer import TensorFlow, drop from the list: {sorted(TENSORFLOW_MODULES - found)}"
+
+
+def test_the_command_line_goes_through_pipelines_only():
+    """`keras_albert/cli/` parses flags and calls `keras_albert.pipelines`
+    (plus the generic helpers of `utils`): every command is a Python API
+    first."""
+    allowed = set(LIBRARIES["cli"]) | {"cli"}
+    assert set(LIBRARIES["cli"]) == {"pipelines", "utils"}
+    violations = []
+    for path in sorted((ROOT / "keras_albert" / "cli").rglob("*.py")):
+        for imported, line in _imported_subpackages(path):
+            if imported not in allowed and imported not in BACKEND_LIBRARIES:
+                violations.append(f"{path.relative_to(ROOT)}:{line} imports keras_albert.{imported}")
+    assert not violations, "\n".join(violations)

@@ -15,28 +15,16 @@ Every export is checked against the Keras model before it is put in place;
 a failed check leaves nothing behind and keeps any earlier export.
 """
 
-import json
-import logging
-import pathlib
-
 from absl import flags
 
 from keras_albert.cli.flag_choices import QUANTIZATIONS
 from keras_albert.cli.flag_types import define_boolean
 from keras_albert.cli.flag_types import read_lines
-from keras_albert.utils.atomic_directory import check_replaceable
-from keras_albert.utils.atomic_file import check_writable_directory
-from keras_albert.utils.progress import logged_step
 
 HELP = "export a preset as a raw-string SavedModel, TF-Hub modules or TFLite"
+# keras_albert.pipelines.exporting.FORMATS (imported when the command runs,
+# so that `--help` stays fast).
 FORMATS = ("saved_model", "tfhub", "tflite")
-_CHECK_TEXTS = [
-    "It is a truth universally acknowledged.",
-    "a small domesticated animal kept as a pet",
-    "She walked slowly to the village in the evening.",
-    "the act of running",
-]
-_logger = logging.getLogger(__name__)
 
 
 def define_flags(flag_values):
@@ -67,103 +55,18 @@ def define_flags(flag_values):
     define_boolean("overwrite", False, "replace --output even if it is not an earlier export of this format", fv)
 
 
-def _texts(path):
-    return list(_CHECK_TEXTS) if path is None else read_lines(path, "--texts")
-
-
-def _check_output(flag_values):
-    from keras_albert.export.tflite_export import check_output_file
-
-    output = pathlib.Path(flag_values.output)
-    if flag_values.format == "tflite":
-        check_output_file(output, flag_values.overwrite)
-        return
-    kind = "tfhub_modules" if flag_values.format == "tfhub" else "saved_model"
-    check_replaceable(output, kind, flag_values.overwrite, name="--output")
-    check_writable_directory(output.parent, name="--output")
-
-
-def _check_combination(flag_values):
-    if flag_values.format != "tflite" and (flag_values.quantize != "none" or flag_values.sequence_length):
-        raise ValueError("`--quantize` and `--sequence_length` apply to --format=tflite only.")
-    if flag_values.format != "tflite" and (flag_values.raw_strings or flag_values.batch_size != 1):
-        raise ValueError("`--raw_strings` and `--batch_size` apply to --format=tflite only.")
-    if flag_values.metadata and (flag_values.format != "tflite" or flag_values.raw_strings):
-        raise ValueError(
-            "`--metadata` describes token-input TFLite files (--format=tflite without --raw_strings)."
-        )
-    if flag_values.calibration_texts and flag_values.quantize != "int8":
-        raise ValueError("`--calibration_texts` applies to --format=tflite --quantize=int8 only.")
-
-
-def _metadata(flag_values, task):
-    """--metadata's value for `task` (unset: on for classifiers with label
-    names), after checking that the metadata writer is installed."""
-    from keras_albert.export.tflite_metadata import metadata_by_default
-    from keras_albert.export.tflite_metadata import metadata_writer_module
-
-    metadata = metadata_by_default(task) if flag_values.metadata is None else flag_values.metadata
-    if metadata:
-        try:
-            metadata_writer_module()
-        except ImportError as error:  # One line naming the fix, as for bad input.
-            raise ValueError(str(error)) from None
-    return metadata
-
-
 def run(flag_values):
-    # The exporters import TensorFlow: imported here so `--help` stays fast.
-    from keras_albert.convert.converted_preset import load_preset_model
-    from keras_albert.convert.converted_preset import preset_vocabulary
-    from keras_albert.convert.converted_preset import task_config
-    from keras_albert.export.raw_string_tflite import export_raw_string_tflite
-    from keras_albert.export.serving_saved_model import export_serving_saved_model
-    from keras_albert.export.task_loading import load_task
-    from keras_albert.export.tfhub_export import export_tfhub
-    from keras_albert.export.tflite_export import export_tflite
-    from keras_albert.presets.preset_resolution import resolve_preset
+    from keras_albert.pipelines.exporting import check_export_flags
+    from keras_albert.pipelines.exporting import run_export
 
-    name, fmt, output, overwrite = flag_values.preset, flag_values.format, flag_values.output, flag_values.overwrite
-    _check_combination(flag_values)
-    # Full int8 is checked on held-out texts (default: bundled glosses
-    # never used for calibration); other modes on a few short sentences.
-    int8 = flag_values.quantize == "int8"
-    texts = None if int8 and flag_values.texts is None else _texts(flag_values.texts)
-    calibration = (read_lines(flag_values.calibration_texts, "--calibration_texts")
-                   if flag_values.calibration_texts else None)
-    # The output is judged before the preset is loaded and converted.
-    _check_output(flag_values)
-    preset = resolve_preset(name)
-    print(f"Exporting {name!r} as {fmt} to {output!r}", flush=True)
-    if fmt == "tfhub":
-        vocabulary = preset_vocabulary(preset)
-        if vocabulary is None:
-            raise ValueError(f"Preset {name!r} has no SentencePiece vocabulary to export.")
-        with logged_step(_logger, f"Loading {name!r}"):
-            # A classifier with class names is loaded whole so that its
-            # labels.txt goes with the encoder; anything else as before.
-            model = load_task(preset) if task_config(preset)[1].get("label_names") else load_preset_model(preset)
-        difference = export_tfhub(model, vocabulary, output, overwrite=overwrite)
-        report = {"format": "tfhub", "max_abs_difference": difference}
-    else:
-        with logged_step(_logger, f"Loading {name!r}"):
-            task = load_task(preset)
-        if fmt == "saved_model":
-            difference = export_serving_saved_model(
-                task, output, pair=flag_values.pair, check_texts=texts, overwrite=overwrite
-            )
-            report = {"format": "saved_model", "max_abs_difference": difference}
-        elif flag_values.raw_strings:
-            report = export_raw_string_tflite(
-                task, output, flag_values.quantize, flag_values.sequence_length, pair=flag_values.pair,
-                batch_size=flag_values.batch_size, check_texts=texts, representative_texts=calibration,
-                overwrite=overwrite,
-            )
-        else:
-            report = export_tflite(
-                task, output, flag_values.quantize, flag_values.sequence_length,
-                check_texts=texts, representative_texts=calibration, overwrite=overwrite,
-                metadata=_metadata(flag_values, task),
-            )
-    print(json.dumps(report, indent=2), flush=True)
-    return report
+    fv = flag_values
+    check_export_flags(fv.format, fv.quantize, fv.sequence_length, fv.raw_strings, fv.batch_size,
+                       fv.metadata, fv.calibration_texts)
+    return run_export(
+        fv.preset, fv.format, fv.output, quantize=fv.quantize, sequence_length=fv.sequence_length,
+        pair=fv.pair, raw_strings=fv.raw_strings, batch_size=fv.batch_size, metadata=fv.metadata,
+        texts=read_lines(fv.texts, "--texts") if fv.texts else None,
+        calibration_texts=(read_lines(fv.calibration_texts, "--calibration_texts")
+                           if fv.calibration_texts else None),
+        overwrite=fv.overwrite,
+    )

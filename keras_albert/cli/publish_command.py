@@ -12,8 +12,6 @@ fails with one line; the directory stays complete and can be uploaded
 again with the same command and --overwrite.
 """
 
-import json
-
 from absl import flags
 
 from keras_albert.cli.flag_types import define_boolean
@@ -66,27 +64,17 @@ def _exports(values):
 
 
 def run(flag_values):
-    # Publishing imports TensorFlow: imported here so `--help` stays fast.
-    from keras_albert.export.hub_upload import UploadError
-    from keras_albert.export.publishing import publish_preset
+    from keras_albert.pipelines.publishing import run_publish
 
     fv = flag_values
     if fv.label_names and fv.label_names_file:
         raise ValueError("Pass `--label_names` or `--label_names_file`, not both.")
     label_names = fv.label_names or (read_lines(fv.label_names_file, "--label_names_file")
                                      if fv.label_names_file else None)
-    print(f"Publishing {fv.preset!r} to {fv.output!r}" + (f" and {fv.handle}" if fv.handle else ""), flush=True)
-    try:
-        result = publish_preset(
-            fv.preset, fv.output, fv.handle, label_names=label_names, exports=_exports(fv.exports),
-            pair=fv.pair, title=fv.title, description=fv.description, training_data=fv.training_data,
-            limitations=tuple(fv.limitations), license=fv.license, language=fv.language or None,
-            private=fv.private, version_notes=fv.version_notes,
-            check_texts=read_lines(fv.texts, "--texts") if fv.texts else None, overwrite=fv.overwrite,
-        )
-    except UploadError as error:
-        # A failed upload is an unusable destination, reported in one line
-        # like any other; the local directory is complete.
-        raise OSError(str(error)) from None
-    print(json.dumps(result, indent=2, default=str), flush=True)
-    return result
+    return run_publish(
+        fv.preset, fv.output, fv.handle, label_names=label_names, exports=_exports(fv.exports),
+        pair=fv.pair, title=fv.title, description=fv.description, training_data=fv.training_data,
+        limitations=tuple(fv.limitations), license=fv.license, language=fv.language or None,
+        private=fv.private, version_notes=fv.version_notes,
+        check_texts=read_lines(fv.texts, "--texts") if fv.texts else None, overwrite=fv.overwrite,
+    )

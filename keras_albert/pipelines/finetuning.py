@@ -355,8 +355,6 @@ def run_finetuning(settings):
               f"`python -m keras_albert export --preset {str(output / 'preset')!r}` makes it there.",
               flush=True)
     elif task.serving:
-        from keras_albert.export.serving_saved_model import export_serving_saved_model
-
         pair = isinstance(train, tuple) and isinstance(train[0], tuple)
         print(f"Exporting the serving SavedModel to {str(output / 'serving')!r}", flush=True)
         try:
@@ -398,3 +396,13 @@ def _write_scores(writer, row, epoch):
             if name not in ("epoch", "loss"):
                 tf.summary.scalar(f"epoch_{name}", value, step=epoch - 1)
     writer.flush()
+
+
+def export_serving_saved_model(*args, **kwargs):
+    """`keras_albert.export.export_serving_saved_model`, imported when a run
+    on TensorFlow exports (the export package needs TensorFlow)."""
+    from keras_albert.export.serving_saved_model import (
+        export_serving_saved_model as export,
+    )
+
+    return export(*args, **kwargs)
