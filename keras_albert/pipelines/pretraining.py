@@ -89,6 +89,11 @@ DATA_SETTINGS = (
     "init_preset",
 )
 
+# Settings that shape the model; checkpoints of a run restore only into the
+# same shapes (and a resumed run should be the same run), so they are kept
+# in settings.json too and a resume with other values is refused.
+MODEL_SETTINGS = ("config", "num_groups", "dropout")
+
 
 # What a run writes in OUTPUT (logs/ only gains new event files).
 RUN_OUTPUTS = (
@@ -287,6 +292,41 @@ def _data_settings(settings):
     return {name: getattr(settings, name) for name in DATA_SETTINGS}
 
 
+def _model_settings(settings):
+    values = {name: getattr(settings, name) for name in MODEL_SETTINGS}
+    if settings.init_preset:
+        values["config"] = None  # the preset's config is used, not --config
+    return values
+
+
+def _as_flag(name, value):
+    return f"no --{name}" if value is None else f"--{name}={value}"
+
+
+def _check_model_settings(settings, previous, output):
+    """Refuses to resume checkpoints with other model settings (else Keras
+    fails on the first optimizer slot: "incompatible tensor ... adam_m")."""
+    checkpoints = output / "checkpoints"
+    if not checkpoints.is_dir() or not any(checkpoints.iterdir()):
+        return
+    # Runs written before these settings were recorded are not checked.
+    changed = [
+        (name, previous[name], value)
+        for name, value in _model_settings(settings).items()
+        if name in previous and previous[name] != value
+    ]
+    if changed:
+        started = ", ".join(_as_flag(n, old) for n, old, _ in changed)
+        now = ", ".join(_as_flag(n, new) for n, _, new in changed)
+        advice = " and ".join(
+            f"leave out --{n}" if old is None else f"pass --{n}={old}" for n, old, _ in changed
+        )
+        raise ValueError(
+            f"{str(output)!r} holds checkpoints of a run started with {started} (this run: "
+            f"{now}); to continue it, {advice}, or use a new --output directory."
+        )
+
+
 def _check_settings(settings, path):
     """Refuses settings that differ from those of the data already built.
 
@@ -297,6 +337,7 @@ def _check_settings(settings, path):
     current = _data_settings(settings)
     if path.exists():
         previous = json.loads(path.read_text())
+        _check_model_settings(settings, previous, path.parent)
         complete = previous.pop("data_complete", True)  # Older runs: complete.
         changed = {
             name: (previous.get(name), value)
@@ -316,12 +357,18 @@ def _check_settings(settings, path):
             (path.parent / "vocabulary.spm").unlink(missing_ok=True)
             shutil.rmtree(path.parent / "data", ignore_errors=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_file_atomically(path, json.dumps({**current, "data_complete": False}, indent=2))
+    write_file_atomically(
+        path, json.dumps({**current, **_model_settings(settings), "data_complete": False}, indent=2)
+    )
 
 
 def _mark_data_complete(settings, path):
     write_file_atomically(
-        path, json.dumps({**_data_settings(settings), "data_complete": True}, indent=2)
+        path,
+        json.dumps(
+            {**_data_settings(settings), **_model_settings(settings), "data_complete": True},
+            indent=2,
+        ),
     )
 
 

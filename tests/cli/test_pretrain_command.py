@@ -190,3 +190,25 @@ def test_kill_inside_a_file_operation_then_rerun_cleans_up(tmp_path, stage):
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert keras_albert.AlbertPretrainer.from_preset(str(output / "preset"))
     assert [p.name for p in output.rglob("*") if ".partial." in p.name or ".tmp-" in p.name] == []
+
+
+@pytest.mark.large
+def test_resume_with_other_model_settings_names_the_runs_own(tmp_path, capsys):
+    from keras_albert.cli.main import main
+
+    corpus = _write_corpus(tmp_path / "corpus.txt", documents=6)
+    output = tmp_path / "run"
+    assert main(_arguments(corpus, output, train_steps=2, checkpoint_every=1)) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    settings = (output / "settings.json").read_bytes()
+    checkpoints = sorted(p.name for p in (output / "checkpoints").rglob("*"))
+    # Once "incompatible tensor with shape (8000,) ... adam_m" from Keras.
+    assert main(_arguments(corpus, output, train_steps=4, checkpoint_every=1, num_groups=2)) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "started with no --num_groups (this run: --num_groups=2)" in error
+    assert "leave out --num_groups" in error and "adam_m" not in error
+    assert main(_arguments(corpus, output, train_steps=4, checkpoint_every=1, dropout=0.2)) == 2
+    assert "leave out --dropout" in capsys.readouterr().err
+    # Nothing written by the refused runs.
+    assert (output / "settings.json").read_bytes() == settings
+    assert sorted(p.name for p in (output / "checkpoints").rglob("*")) == checkpoints
