@@ -78,6 +78,18 @@ def _check_exports(exports):
     return tuple(dict.fromkeys(exports))
 
 
+def _check_utf8_path(preset):
+    """The card names the source preset; a name with bytes that are not
+    UTF-8 (decoded by Python as surrogates) cannot be written into it."""
+    try:
+        str(preset).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(
+            f"`preset` {os.fsencode(str(preset))!r} holds bytes that are not UTF-8; the model "
+            "card names its source preset, so rename it with UTF-8 characters only."
+        ) from None
+
+
 def _check_output(output, preset_dir, overwrite):
     output = pathlib.Path(output).absolute()
     source, target = preset_dir.resolve(), output.resolve()
@@ -356,6 +368,7 @@ def publish_preset(
         check_uploader(scheme)
     check_license(license)
     exports = _check_exports(exports)
+    _check_utf8_path(preset)
     preset_dir = pathlib.Path(resolve_preset(preset))
     output = _check_output(output, preset_dir, overwrite)
     records = _without_machine_paths(find_records(preset_dir))

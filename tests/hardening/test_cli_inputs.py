@@ -50,6 +50,7 @@ def files(tmp_path):
     _edited(tmp_path, task, "metadata_string", "metadata.json", lambda d: "hello")
     _edited(tmp_path, task, "backbone_list", "task.json", _set_config(backbone=["x"]))
     _edited(tmp_path, task, "classes_string", "task.json", _set_config(num_classes="26"))
+    _edited(tmp_path, task, os.fsdecode(b"pre\xffset"), "task.json", lambda d: d)
     _edited(tmp_path, "albert_tiny_en", "positions_string", "config.json", _set_config(max_sequence_length="128"))
     _edited(tmp_path, "albert_tiny_en", "no_positions", "config.json", _set_config(max_sequence_length="DELETE"))
     _edited(tmp_path, "albert_tiny_en", "no_layers", "config.json", _set_config(num_layers="DELETE"))
@@ -90,6 +91,7 @@ CASES = [
     ("publish_metadata_list", ["publish", "--preset", "{tmp}/metadata_list", "--output", "{tmp}/out"], ["metadata.json", "holds list", "JSON object"]),
     ("publish_metadata_string", ["publish", "--preset", "{tmp}/metadata_string", "--output", "{tmp}/out"], ["metadata.json", "holds str", "JSON object"]),
     ("publish_num_classes_string", ["publish", "--preset", "{tmp}/classes_string", "--output", "{tmp}/out"], ["task.json", "config.num_classes", "positive int", "num_classes='26'"]),
+    ("publish_preset_path_not_utf8", ["publish", "--preset", "{tmp}/pre\udcffset", "--output", "{tmp}/out"], ["`preset`", "pre\\xffset", "not UTF-8", "rename"]),
     ("publish_task_backbone_list", ["publish", "--preset", "{tmp}/backbone_list", "--output", "{tmp}/out"], ["task.json", "config.backbone", "['x']", "serialized Keras object"]),
     ("export_task_backbone_list", ["export", "--preset", "{tmp}/backbone_list", "--format", "saved_model", "--output", "{tmp}/out"], ["task.json", "config.backbone", "['x']"]),
     ("pretrain_init_preset_positions_string", ["pretrain", "--corpus", "{tmp}/two.txt", "--output", "{tmp}/run", "--init_preset", "{tmp}/positions_string", "--num_groups=2"], ["config.json", "max_sequence_length='128'", "positive integer"]),
