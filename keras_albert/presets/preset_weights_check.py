@@ -1,4 +1,5 @@
-"""Checks that a preset's weights files hold exactly what its config builds.
+"""Checks that a preset's weights files hold exactly what its config builds,
+and only finite numbers.
 
 Keras loads a `.weights.h5` file by walking the model: arrays the model does
 not ask for are skipped without a word, so weights written by another
@@ -12,12 +13,14 @@ import tempfile
 
 import h5py
 import keras
+import numpy as np
 
 _SHOWN = 3
 
 
-def _arrays(filepath):
-    """{path: shape} of every array in a `.weights.h5` file."""
+def _arrays(filepath, non_finite=None):
+    """{path: shape} of every array in a `.weights.h5` file; the paths of
+    float arrays holding NaN or inf are appended to `non_finite` if given."""
     found = {}
 
     def visit(name, obj):
@@ -25,6 +28,9 @@ def _arrays(filepath):
         # task.weights.h5 files hold it) nor compiled metrics'.
         if isinstance(obj, h5py.Dataset) and name.split("/")[0] in ("layers", "vars"):
             found[name] = tuple(obj.shape)
+            # Read once: NaN weights load silently and predict NaN.
+            if non_finite is not None and obj.dtype.kind == "f" and not np.isfinite(obj[()]).all():
+                non_finite.append(name)
 
     with h5py.File(filepath, "r") as handle:
         handle.visititems(visit)
@@ -41,7 +47,8 @@ def _expected_arrays(model, objects_to_skip):
 def check_weights_file(model, filepath, objects_to_skip=None):
     """Raises ValueError if `filepath` holds arrays `model` does not use,
     misses some it uses, or shapes them differently."""
-    found = _arrays(filepath)
+    non_finite = []
+    found = _arrays(filepath, non_finite)
     expected = _expected_arrays(model, objects_to_skip)
     unused = [p for p in found if p not in expected]
     missing = [p for p in expected if p not in found]
@@ -51,6 +58,13 @@ def check_weights_file(model, filepath, objects_to_skip=None):
         if p in found and found[p] != expected[p]
     ]
     if not (unused or missing or reshaped):
+        if non_finite:
+            more = f" (and {len(non_finite) - _SHOWN} more)" if len(non_finite) > _SHOWN else ""
+            raise ValueError(
+                f"Weights file {str(filepath)!r} holds NaN or infinite values in "
+                f"{len(non_finite)} arrays, first {non_finite[:_SHOWN]}{more}: the model "
+                "would predict NaN. Use weights saved before training diverged."
+            )
         return
     parts = []
     for label, items in (

@@ -61,6 +61,22 @@ def _link_to(target):
     return edit
 
 
+def _poison(value):
+    """Writes `value` into one element of the file's last float array."""
+
+    def edit(path):
+        import h5py
+
+        arrays = []
+        with h5py.File(path, "r+") as handle:
+            handle.visititems(lambda name, obj: arrays.append(obj) if isinstance(obj, h5py.Dataset) and obj.dtype.kind == "f" else None)
+            data = arrays[-1][()]
+            data.flat[0] = value
+            arrays[-1][...] = data
+
+    return edit
+
+
 def _unregistered(path):
     config = json.loads(path.read_text())
     config.update(module="evil", class_name="Thing", registered_name="evil>Thing")
@@ -136,6 +152,9 @@ FILE_CASES = [
     ("backbone_without_positions", keras_albert.AlbertBackbone, "config.json", _without("max_sequence_length"), {}, ValueError, ["config.json", "lacks ['max_sequence_length']", "save_to_preset"]),
     ("backbone_without_layers", keras_albert.AlbertClassifier, "config.json", _without("num_layers"), {}, ValueError, ["config.json", "lacks ['num_layers']"]),
     ("backbone_positions_as_string", keras_albert.AlbertBackbone, "config.json", _edit_config(max_sequence_length="128"), {}, ValueError, ["config.json", "max_sequence_length='128'", "positive integer"]),
+    # Weights that would predict NaN: refused at load with the file named.
+    ("backbone_nan_weights", keras_albert.AlbertBackbone, "model.weights.h5", _poison(float("nan")), {}, ValueError, ["model.weights.h5", "NaN or infinite", "1 arrays", "predict NaN"]),
+    ("classifier_inf_task_weights", keras_albert.AlbertClassifier, "task.weights.h5", _poison(float("-inf")), {}, ValueError, ["task.weights.h5", "NaN or infinite"]),
     # Files that are not regular files: refused by path, never opened.
     ("vocabulary_fifo", keras_albert.AlbertTokenizer, "assets/tokenizer/vocabulary.spm", _fifo, {}, ValueError, ["vocabulary.spm", "is a FIFO", "regular files"]),
     ("vocabulary_zero_device", keras_albert.AlbertClassifier, "assets/tokenizer/vocabulary.spm", _link_to("/dev/zero"), {}, ValueError, ["vocabulary.spm", "symbolic link", "/dev/zero"]),
