@@ -5,7 +5,7 @@ TensorFlow, while the vocabularies, instances and NumPy pretraining arrays
 need only NumPy and SentencePiece (every backend).
 """
 
-import importlib
+from keras_albert.utils.lazy_exports import lazy_exports
 
 _EXPORTS = {
     "bucketed_dataset": "bucketed_batches",
@@ -20,13 +20,4 @@ _EXPORTS = {
 }
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
-    return getattr(module, name)
-
-
-def __dir__():
-    return sorted(list(globals()) + __all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

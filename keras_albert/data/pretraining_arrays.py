@@ -17,6 +17,7 @@ import zipfile
 import numpy as np
 
 from keras_albert.data.pretraining_instances import PretrainingInstance
+from keras_albert.utils.atomic_file import write_file_atomically
 
 FEATURE_DTYPES = {
     "input_ids": np.int32,
@@ -69,19 +70,9 @@ def write_pretraining_arrays(instances, path, compress=True):
     Returns:
         int, the number of instances written.
 
-    Example:
-    >>> import tempfile, os
-    >>> from keras_albert.data.sentencepiece_training import train_sentencepiece
-    >>> from keras_albert.data.pretraining_instances import (
-    ...     create_pretraining_instances)
-    >>> texts = ["the cat sat.", "the dog ran.", "a bird sang."] * 40
-    >>> docs = [texts[i:i + 6] for i in range(0, 120, 6)]
-    >>> instances = create_pretraining_instances(
-    ...     docs, train_sentencepiece(texts, 20), max_seq_length=16,
-    ...     max_predictions_per_seq=3)
-    >>> path = os.path.join(tempfile.mkdtemp(), "train.npz")
-    >>> write_pretraining_arrays(instances, path) > 0
-    True
+    Example (instances as `write_pretraining_tfrecords`'s example makes them):
+    >>> write_pretraining_arrays(instances, "run/data/train.npz")  # doctest: +SKIP
+    1200
     """
     path = pathlib.Path(path)
     if path.suffix != ".npz":
@@ -91,15 +82,8 @@ def write_pretraining_arrays(instances, path, compress=True):
             f"`path` {os.fspath(path)!r}: directory {os.fspath(path.parent)!r} does not exist."
         )
     arrays = instances_to_arrays(instances)
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with open(temporary, "wb") as file:
-            (np.savez_compressed if compress else np.savez)(file, **arrays)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    save = np.savez_compressed if compress else np.savez
+    write_file_atomically(path, lambda file: save(file, **arrays), name="path")
     return len(arrays["input_ids"])
 
 

@@ -19,26 +19,14 @@ import threading
 
 import numpy as np
 
-from keras_albert.models.albert_pretrainer import SENTENCE_OUTPUTS
 from keras_albert.models.albert_pretrainer import check_sentence_task
+from keras_albert.models.albert_pretrainer import pretraining_batch
 from keras_albert.utils.validation import check_positive_int
 
 
 def numpy_pretraining_batch(features, sentence_task="sop"):
-    """`pretraining_batch` on NumPy features: `(x, y, sample_weight)`."""
-    x = {
-        "token_ids": features["input_ids"],
-        "segment_ids": features["segment_ids"],
-        "padding_mask": features["input_mask"],
-        "mask_positions": features["masked_lm_positions"],
-    }
-    y = {"mlm": features["masked_lm_ids"]}
-    sample_weight = {"mlm": features["masked_lm_weights"]}
-    if sentence_task != "none":
-        output = SENTENCE_OUTPUTS[sentence_task]
-        y[output] = features["next_sentence_labels"][:, 0]
-        sample_weight[output] = np.ones(len(features["input_ids"]), np.float32)
-    return x, y, sample_weight
+    """`pretraining_batch` on NumPy features, staying in NumPy."""
+    return pretraining_batch(features, sentence_task, ones_like=np.ones_like)
 
 
 class PretrainingBatches:

@@ -16,6 +16,7 @@ import zipfile
 import numpy as np
 
 from keras_albert.data.pretraining_instances import TokenizedDocument
+from keras_albert.utils.atomic_file import write_file_atomically
 
 _FIELDS = ("token_ids", "sentence_offsets", "document_sentences", "vocabulary_size")
 
@@ -67,15 +68,7 @@ def write_tokenized_corpus(documents, path, vocabulary_size):
         "document_sentences": np.asarray(sentences, np.int64),
         "vocabulary_size": np.asarray(vocabulary_size, np.int64),
     }
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with open(temporary, "wb") as file:
-            np.savez_compressed(file, **arrays)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    write_file_atomically(path, lambda file: np.savez_compressed(file, **arrays), name="path")
     return len(sentences), int(token_ids.size)
 
 

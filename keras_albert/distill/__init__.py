@@ -4,7 +4,7 @@ Names are imported on first use: the losses and the `Distiller` run on
 every backend; task distillation's length-bucketed data uses tf.data.
 """
 
-import importlib
+from keras_albert.utils.lazy_exports import lazy_exports
 
 _EXPORTS = {
     "Distiller": "distiller",
@@ -22,13 +22,4 @@ _EXPORTS = {
 }
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
-    return getattr(module, name)
-
-
-def __dir__():
-    return sorted(list(globals()) + __all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -26,12 +26,14 @@ def check_sentence_task(sentence_task):
         )
 
 
-def pretraining_batch(features, sentence_task="sop"):
+def pretraining_batch(features, sentence_task="sop", ones_like=None):
     """Maps a batch of pretraining features to `(x, y, sample_weight)`.
 
     `features` uses the TFRecord names of Google's release (as yielded by
     `keras_albert.data.pretraining_dataset`); the result is what
     `AlbertPretrainer.fit` consumes. Padded prediction slots carry weight 0.
+    `ones_like` makes the sentence task's unit weights (default
+    `keras.ops.ones_like`; `np.ones_like` keeps a NumPy pipeline in NumPy).
 
     Example:
     >>> dataset = pretraining_dataset("train-*.tfrecord", 32)  # doctest: +SKIP
@@ -50,7 +52,7 @@ def pretraining_batch(features, sentence_task="sop"):
         output = SENTENCE_OUTPUTS[sentence_task]
         y[output] = features["next_sentence_labels"][:, 0]
         # Explicit unit weights: Keras wants one weight structure per output.
-        sample_weight[output] = keras.ops.ones_like(
+        sample_weight[output] = (ones_like or keras.ops.ones_like)(
             features["masked_lm_weights"][:, 0]
         )
     return x, y, sample_weight

@@ -11,7 +11,7 @@ Names are imported on first use: the settings modules import nothing heavy,
 and the CLI reads them to build its flags without importing TensorFlow.
 """
 
-import importlib
+from keras_albert.utils.lazy_exports import lazy_exports
 
 _EXPORTS = {
     "ClassifierRecipe": "classifier_recipe",
@@ -35,14 +35,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

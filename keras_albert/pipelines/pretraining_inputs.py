@@ -39,7 +39,7 @@ def eval_path(data_dir):
 
 def remove_partial_files(data_dir):
     """Files a killed run was writing (renamed only when complete)."""
-    for pattern in ("*.tfrecord.tmp-*", ".*.npz.tmp-*"):
+    for pattern in ("*.tfrecord.tmp-*", ".*.npz.partial.*"):
         for stale in pathlib.Path(data_dir).glob(pattern):
             stale.unlink(missing_ok=True)
 

@@ -5,7 +5,7 @@ backend (and `keras.distribution` on JAX), while the strategies and `resumable_f
 `tf.train.Checkpoint`) import TensorFlow.
 """
 
-import importlib
+from keras_albert.utils.lazy_exports import lazy_exports
 
 _EXPORTS = {
     "apply_keras_distribution_fixes": "keras_distribution_fixes",
@@ -27,13 +27,4 @@ _EXPORTS = {
 }
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
-    return getattr(module, name)
-
-
-def __dir__():
-    return sorted(list(globals()) + __all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

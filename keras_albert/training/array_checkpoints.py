@@ -2,9 +2,9 @@
 
 `tf.train.Checkpoint` needs TensorFlow; this keeps the same state (every
 model variable, the optimizer's slots and step, the dropout seed states)
-as one `.npz` per checkpoint, `step-000001000.npz`, written under a
-temporary name and renamed when complete, so a kill mid-save leaves the
-previous checkpoint the latest.
+as one `.npz` per checkpoint, `step-000001000.npz`, written atomically
+(`write_file_atomically`), so a kill mid-save leaves the previous
+checkpoint the latest.
 """
 
 import os
@@ -13,6 +13,8 @@ import re
 
 import keras
 import numpy as np
+
+from keras_albert.utils.atomic_file import write_file_atomically
 
 _NAME = re.compile(r"^step-(\d{9})\.npz$")
 
@@ -64,16 +66,7 @@ class ArrayCheckpoints:
             f"v{index}": keras.ops.convert_to_numpy(variable.value)
             for index, variable in enumerate(self.variables)
         }
-        target = self.path(step)
-        temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-        try:
-            with open(temporary, "wb") as file:
-                np.savez(file, **values)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temporary, target)
-        finally:
-            temporary.unlink(missing_ok=True)
+        write_file_atomically(self.path(step), lambda file: np.savez(file, **values), name="checkpoint")
         for old in self.steps()[:-self.max_to_keep]:
             self.path(old).unlink(missing_ok=True)
 

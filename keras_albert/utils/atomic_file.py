@@ -8,7 +8,9 @@ from keras_albert.utils.atomic_directory import stale_siblings
 
 
 def write_file_atomically(path, data, name="path"):
-    """Writes `data` (bytes or str, UTF-8) to `path` via a renamed sibling.
+    """Writes `data` (bytes, str as UTF-8, or a callable that writes into the
+    open binary file, e.g. `lambda f: np.savez(f, **arrays)`) to `path` via a
+    renamed sibling.
 
     The sibling `.NAME.partial.PID.X` is created with mode 0o666 less the
     umask (as any new file, unlike `tempfile`'s 0o600), flushed to disk,
@@ -28,6 +30,7 @@ def write_file_atomically(path, data, name="path"):
         )
     if isinstance(data, str):
         data = data.encode("utf-8")
+    write = data if callable(data) else (lambda handle: handle.write(data))
     path.parent.mkdir(parents=True, exist_ok=True)
     # What a killed writer of this file left behind.
     for stale in stale_siblings(path):
@@ -39,7 +42,7 @@ def write_file_atomically(path, data, name="path"):
     fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            write(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(staging, path)
