@@ -22,6 +22,7 @@ import collections
 import difflib
 import importlib
 import logging
+import os
 import sys
 
 from absl import app
@@ -105,6 +106,11 @@ def _import_api():
     # first import of TensorFlow takes seconds.
     if "tensorflow" in sys.modules:
         importlib.import_module("keras_albert.public_api")
+        return
+    backend = os.environ.get("KERAS_BACKEND", "tensorflow")
+    if backend != "tensorflow":
+        with logged_step(_logger, f"Importing keras_albert ({backend})"):
+            importlib.import_module("keras_albert.public_api")
         return
     with logged_step(_logger, "Importing TensorFlow and keras_albert"):
         import_tensorflow_quietly()

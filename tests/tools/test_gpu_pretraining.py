@@ -70,3 +70,5 @@ def test_prepared_run_continues_the_preset_and_packs_its_results(tmp_path):
     assert {"preset/config.json", "preset/model.weights.h5", "metrics.json", "curve.jsonl"} <= names
     log = (tmp_path / "out" / "log.txt").read_text()
     assert "jax backend" in log and "starting from albert_tiny_en" in log
+    # `python -m keras_albert` on JAX does not start TensorFlow.
+    assert "Importing keras_albert (jax)" in log and "Importing TensorFlow" not in log
