@@ -89,12 +89,16 @@ class PretrainingBatches:
             self._order, self._order_epoch = self.order(epoch), epoch
         return self._order
 
+    def batch(self, index):
+        """Batch `index` of the stream as `(x, y, sample_weight)`."""
+        rows = self.rows(index)
+        features = {name: values[rows] for name, values in self.arrays.items()}
+        return numpy_pretraining_batch(features, self.sentence_task)
+
     def __iter__(self):
         index = self.skip_batches
         while self.is_training or index < self.batches_per_epoch:
-            rows = self.rows(index)
-            features = {name: values[rows] for name, values in self.arrays.items()}
-            yield numpy_pretraining_batch(features, self.sentence_task)
+            yield self.batch(index)
             index += 1
 
     def generator(self, prefetch=4):

@@ -37,6 +37,7 @@ from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
 from keras_albert.pipelines.finetuning_settings import FinetuneSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.finetuning_tasks import make_task
 from keras_albert.pipelines.training_curves import plot_training_curves
+from keras_albert.training.batch_streams import stream_fit
 from keras_albert.training.optimizers import warmup_decay_optimizer
 from keras_albert.training.optimizers import warmup_steps_for
 from keras_albert.training.scope import STRATEGY_NAMES
@@ -310,7 +311,7 @@ def run_finetuning(settings):
         print(f"Epoch {epoch}/{settings.epochs}", flush=True)
         # One epoch per call (scored in between); initial_epoch numbers the
         # TensorBoard points by epoch.
-        logs = _fit(model)(
+        logs = stream_fit(model)(
             epochs=epoch, initial_epoch=epoch - 1, verbose=verbose, callbacks=callbacks, **fit_arguments
         ).history
         row = score(epoch, float(logs["loss"][-1]))
@@ -377,15 +378,6 @@ def run_finetuning(settings):
     print(f"Kept epoch {best['epoch']}: {primary}={best[primary]:.4f} on the evaluation data. "
           f"Wrote {output}", flush=True)
     return results
-
-
-def _fit(model):
-    """The task's own `fit`, or Keras's for NumPy batch streams: keras-hub's
-    `fit` turns its input into a grain or tf.data dataset and cannot take a
-    `PyDataset`, whose batches are packed already (nothing to preprocess)."""
-    if keras.config.backend() == "tensorflow":
-        return model.fit
-    return lambda **kwargs: keras.Model.fit(model, **kwargs)
 
 
 def _write_scores(writer, row, epoch):

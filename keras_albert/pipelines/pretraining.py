@@ -56,6 +56,7 @@ from keras_albert.pipelines import pretraining_inputs
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.training_curves import plot_pretraining_curve
 from keras_albert.presets.preset_resolution import resolve_preset
+from keras_albert.training.batch_streams import stream_evaluate
 from keras_albert.training.curve_log import CurveLog
 from keras_albert.training.curve_log import read_curve
 from keras_albert.training.lamb import AlbertLamb
@@ -504,11 +505,7 @@ def evaluate_heldout(pretrainer, settings, eval_path, batch_size, teacher=None, 
     dataset = _with_teacher(
         heldout_dataset(settings, eval_path, batch_size), settings, teacher, tokenizer, False
     )
-    if pretraining_inputs.uses_tfrecords():
-        return pretrainer.evaluate(dataset, return_dict=True, verbose=0)
-    # keras-hub's PipelineModel.evaluate cannot take a PyDataset; the
-    # pretrainer has no preprocessor, so Keras's own evaluate is the same.
-    return keras.Model.evaluate(pretrainer, dataset, return_dict=True, verbose=0)
+    return stream_evaluate(pretrainer)(dataset, return_dict=True, verbose=0)
 
 
 def run_pretraining(settings):

@@ -15,7 +15,7 @@ import keras
 from keras_albert.data.pretraining_arrays import read_pretraining_arrays
 from keras_albert.data.pretraining_arrays import write_pretraining_arrays
 from keras_albert.data.pretraining_batches import PretrainingBatches
-from keras_albert.data.pretraining_batches import numpy_pretraining_batch
+from keras_albert.training.scope import check_strategy_for_backend
 from keras_albert.training.scope import resolve_training
 from keras_albert.utils.backend import require_tensorflow
 
@@ -65,13 +65,12 @@ def check_backend_settings(settings):
         unsupported.append("--dynamic_masking")
     if settings.teacher_embeddings:
         unsupported.append("--teacher_embeddings")
-    if settings.strategy not in ("auto", "cpu", "gpu"):
-        unsupported.append(f"--strategy={settings.strategy}")
     if unsupported:
         raise ValueError(
             f"{', '.join(unsupported)} need KERAS_BACKEND=tensorflow (tf.data / "
             f"tf.distribute); this run is on KERAS_BACKEND={backend}."
         )
+    check_strategy_for_backend(settings.strategy)
 
 
 def training_scope(settings):
@@ -150,9 +149,7 @@ class _HeldOutBatches(keras.utils.PyDataset):
         return self.batches.batches_per_epoch
 
     def __getitem__(self, index):
-        rows = self.batches.rows(index)
-        features = {name: values[rows] for name, values in self.batches.arrays.items()}
-        return numpy_pretraining_batch(features, self.batches.sentence_task)
+        return self.batches.batch(index)
 
 
 def tensorboard_callbacks(log_dir):

@@ -11,7 +11,6 @@ restored (a `tf.train.Checkpoint` on TensorFlow, NumPy files from
 an uninterrupted run.
 """
 
-import functools
 import os
 
 import keras
@@ -19,6 +18,7 @@ import keras
 from keras_albert.training.array_checkpoints import ArrayCheckpoints
 from keras_albert.training.array_checkpoints import SaveArrayCheckpoint
 from keras_albert.training.array_checkpoints import seed_generator_states
+from keras_albert.training.batch_streams import stream_fit
 from keras_albert.utils.validation import check_positive_int
 
 
@@ -123,13 +123,7 @@ def resumable_fit(
         )
     if first_step >= total_steps:
         return None, first_step
-    fit = model.fit
-    if keras.config.backend() != "tensorflow" and getattr(model, "preprocessor", None) is None:
-        # keras-hub's PipelineModel.fit turns its input into grain or
-        # tf.data datasets and cannot take a generator; with no
-        # preprocessor to apply, Keras's own fit is the same step.
-        fit = functools.partial(keras.Model.fit, model)
-    history = fit(
+    history = stream_fit(model)(
         make_dataset(first_step),
         initial_epoch=first_step // checkpoint_every,
         epochs=total_steps // checkpoint_every,

@@ -19,18 +19,23 @@ _ANY_BACKEND = ("auto", "cpu", "gpu")
 def resolve_training(name="auto", tpu=None):
     """`(scope, strategy)`: the strategy (None off TensorFlow) and the
     context to build the model in."""
-    backend = keras.config.backend()
-    if backend != "tensorflow":
-        if name not in _ANY_BACKEND:
-            raise ValueError(
-                f"--strategy={name} is a tf.distribute strategy and needs KERAS_BACKEND=tensorflow; "
-                f"this run is on KERAS_BACKEND={backend} (use keras.distribution there)."
-            )
+    if keras.config.backend() != "tensorflow":
+        check_strategy_for_backend(name)
         return contextlib.nullcontext(), None
     from keras_albert.training.strategy import resolve_strategy
 
     strategy = resolve_strategy(name, tpu=tpu)
     return strategy.scope(), strategy
+
+
+def check_strategy_for_backend(name):
+    """Refuses, in one line, a tf.distribute strategy off TensorFlow."""
+    backend = keras.config.backend()
+    if backend != "tensorflow" and name not in _ANY_BACKEND:
+        raise ValueError(
+            f"--strategy={name} is a tf.distribute strategy and needs KERAS_BACKEND=tensorflow; "
+            f"this run is on KERAS_BACKEND={backend} (use keras.distribution there)."
+        )
 
 
 def training_scope(name="auto", tpu=None):
