@@ -8,8 +8,9 @@ to Kaggle or Hugging Face when a handle is given.
       --label_names=negative,positive --handle=hf://OWNER/albert-sst
 
 The directory is written whole or not at all. Without a network the upload
-fails with one line; the directory stays complete and can be uploaded
-again with the same command and --overwrite.
+fails with one line; the directory stays complete, and the same command
+run again once online publishes and uploads it (it replaces its own
+earlier output: no --overwrite needed).
 """
 
 from absl import flags
@@ -37,8 +38,16 @@ def define_flags(flag_values):
                             "exports beside the Keras preset: auto (serving SavedModel for a task, "
                             "TF-Hub modules for an encoder), none, or serving and/or tfhub", flag_values=fv)
     define_boolean("pair", False, "the serving SavedModel takes text and text_pair", fv)
-    flags.DEFINE_string("title", None, "the card's title (default: the preset's name)", flag_values=fv)
-    flags.DEFINE_string("description", None, "the card's description", flag_values=fv)
+    flags.DEFINE_string("title", None, "the card's title (default: the preset's or its run's folder name)",
+                        flag_values=fv)
+    flags.DEFINE_string("description", None,
+                        "the card's description (default: the bundled preset's, or its task and origin)",
+                        flag_values=fv)
+    flags.DEFINE_string("base_model", None,
+                        "the card's base_model: the Hugging Face Hub id of the model it was made from "
+                        "(default: the official ALBERT it descends from, if any)", flag_values=fv)
+    flags.DEFINE_list("datasets", [], "the card's datasets: Hugging Face Hub dataset ids, comma-separated "
+                      "(default: nyu-mll/glue for a GLUE run, else none)", flag_values=fv)
     flags.DEFINE_string("training_data", None, "the card's training-data text", flag_values=fv)
     flags.DEFINE_multi_string("limitations", [], "a limitation for the card (repeat the flag)", flag_values=fv)
     flags.DEFINE_enum("license", "apache-2.0", LICENSES, "the card's and the upload's licence", flag_values=fv)
@@ -75,6 +84,7 @@ def run(flag_values):
         fv.preset, fv.output, fv.handle, label_names=label_names, exports=_exports(fv.exports),
         pair=fv.pair, title=fv.title, description=fv.description, training_data=fv.training_data,
         limitations=tuple(fv.limitations), license=fv.license, language=fv.language or None,
+        base_model=fv.base_model, datasets=tuple(fv.datasets),
         private=fv.private, version_notes=fv.version_notes,
         check_texts=read_lines(fv.texts, "--texts") if fv.texts else None, overwrite=fv.overwrite,
     )

@@ -179,6 +179,20 @@ def _keras_hub_arguments(config, what="This backbone"):
     return keras_hub_config_to_ours(config)
 
 
+def keras_hub_can_hold(backbone_config, task_class=None):
+    """Whether keras-hub's own ALBERT classes can hold this model (so
+    `to_keras_hub_preset` writes a preset keras-hub loads without
+    keras_albert): a backbone keras-hub's `AlbertBackbone` expresses, alone,
+    with its masked-LM head or as a text classifier."""
+    if task_class not in (None, "AlbertClassifier", "AlbertMaskedLM", "AlbertPretrainer"):
+        return False
+    try:
+        _keras_hub_arguments(backbone_config)
+    except (ValueError, KeyError):
+        return False
+    return True
+
+
 def _load_for_keras_hub(preset):
     """The model of our preset to write for keras-hub, and its vocabulary."""
     path = resolve_preset(preset)

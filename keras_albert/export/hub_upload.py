@@ -42,6 +42,12 @@ def not_uploaded(directory):
     return patterns
 
 
+# The one retry instruction (the README says the same): publishing again
+# replaces its own earlier output, so the same command or call works as is.
+RETRY = ("to retry, run the same publish command (or call) again once online: it "
+         "replaces its own earlier output, no --overwrite needed.")
+
+
 class UploadError(RuntimeError):
     """The upload did not complete; the local directory is complete."""
 
@@ -144,7 +150,7 @@ def upload_directory(directory, handle, license="apache-2.0", private=True, vers
         raise UploadError(
             f"Cannot reach {host} to upload to {handle!r}: offline? Nothing was "
             f"uploaded. The publishable directory {str(directory)!r} is complete; "
-            "upload it later with keras_albert.export.publishing.upload_published."
+            f"{RETRY}"
         )
     try:
         if scheme == "kaggle":
@@ -155,6 +161,5 @@ def upload_directory(directory, handle, license="apache-2.0", private=True, vers
         raise UploadError(
             f"The upload to {handle!r} failed: {type(error).__name__}: {error}. "
             f"The publishable directory {str(directory)!r} is complete and "
-            "unchanged; upload it again with "
-            "keras_albert.export.publishing.upload_published."
+            f"unchanged; {RETRY}"
         ) from error

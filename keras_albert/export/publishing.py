@@ -9,6 +9,7 @@
                            the Keras preset, as keras-hub lays it out, so
                            `keras_albert.<Task>.from_preset(handle)` loads it
     labels.txt             class names, line i naming class id i (classifiers)
+    WORDNET_LICENSE        WordNet's licence, for a model trained on its text
     serving/               raw-string serving SavedModel (task presets), or
     tfhub/                 TF-Hub encoder + preprocessor (encoder presets)
     training_run/          the run's metrics.json, for a preset written by
@@ -29,12 +30,14 @@ import shutil
 from keras_albert.convert.converted_preset import load_preset_model
 from keras_albert.convert.converted_preset import preset_vocabulary
 from keras_albert.convert.converted_preset import task_config
+from keras_albert.convert.keras_hub_preset import keras_hub_can_hold
 from keras_albert.export.hub_upload import check_handle
 from keras_albert.export.hub_upload import check_license
 from keras_albert.export.hub_upload import check_uploader
 from keras_albert.export.hub_upload import upload_directory
 from keras_albert.export.label_file import LABELS_FILE
 from keras_albert.export.label_file import write_label_file
+from keras_albert.export.model_card import TASK_WORDS
 from keras_albert.export.model_card import CardFacts
 from keras_albert.export.model_card import render_model_card
 from keras_albert.export.preset_records import find_records
@@ -43,11 +46,16 @@ from keras_albert.export.serving_saved_model import export_serving_saved_model
 from keras_albert.export.task_loading import TASK_CLASSES
 from keras_albert.export.tfhub_export import check_hub_exportable
 from keras_albert.export.tfhub_export import export_tfhub
+from keras_albert.export.training_data_licences import PRESET_DATA
+from keras_albert.export.training_data_licences import PRESET_WEIGHTS_LICENCE
+from keras_albert.export.training_data_licences import uses_wordnet
 from keras_albert.models.albert_presets import BUNDLED_PRESET_DESCRIPTIONS
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
+from keras_albert.models.albert_presets import PRESET_ALIASES
 from keras_albert.models.label_names import check_label_names
 from keras_albert.models.label_names import check_num_classes
 from keras_albert.presets.preset_resolution import bundled_presets
+from keras_albert.presets.preset_resolution import bundled_presets_dir
 from keras_albert.presets.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_directory import MARKER_FILE
 from keras_albert.utils.atomic_directory import artifact_kind
@@ -55,9 +63,11 @@ from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.atomic_file import check_writable_directory
 from keras_albert.utils.label_file import check_label_lines
+from keras_albert.utils.package_resources import open_package_file
 from keras_albert.utils.regular_files import check_regular_file
 
 EXPORTS = ("serving", "tfhub")
+WORDNET_LICENSE = "WORDNET_LICENSE"
 # Tasks whose classes have names: a published one must carry them.
 _NAMED_CLASSES = ("AlbertClassifier", "AlbertTokenClassifier")
 _CHECK_TEXTS = [
@@ -275,10 +285,59 @@ def _title(preset, preset_dir):
     return preset_dir.parent.name if preset_dir.name == "preset" else preset_dir.name
 
 
-def _description(preset):
+def _description(preset, task_class, lineage):
     if preset in bundled_presets():
         return BUNDLED_PRESET_DESCRIPTIONS.get(preset)
-    return OFFICIAL_PRESETS.get(preset, {}).get("description")
+    if preset in OFFICIAL_PRESETS:
+        return OFFICIAL_PRESETS[preset]["description"]
+    words = TASK_WORDS.get(task_class, task_class)
+    start = f", made from `{lineage[0]}`" if lineage else ""
+    return f"ALBERT for {words}{start}, published with keras_albert."
+
+
+def _preset_name(name):
+    """A bundled or official preset's name for `name` (aliases and the
+    bundled directories included), or None."""
+    name = PRESET_ALIASES.get(str(name), str(name))
+    if name in PRESET_DATA:
+        return name
+    path = pathlib.Path(name)
+    if path.is_absolute() and path.parent == bundled_presets_dir() and path.name in PRESET_DATA:
+        return path.name
+    return None
+
+
+def _lineage(preset, records):
+    """The bundled or official presets this one is or descends from, itself
+    first: what the records say it was fine-tuned or distilled from."""
+    names = [preset] + [
+        record.data.get("preset") if record.kind == "finetuning" else record.data.get("teacher")
+        for record in records if record.kind in ("finetuning", "distillation")
+    ]
+    known = [_preset_name(name) for name in names if name]
+    return list(dict.fromkeys(name for name in known if name))
+
+
+def _data_sources(lineage):
+    return list(dict.fromkeys(source for name in lineage for source in PRESET_DATA[name]))
+
+
+def _base_model(lineage, given):
+    if given:
+        return given
+    for name in lineage:
+        handle = OFFICIAL_PRESETS.get(name, {}).get("hf_handle")
+        if handle:
+            return handle.removeprefix("hf://")
+    return None
+
+
+def _datasets(records, given):
+    if given:
+        return list(given)
+    # GLUE is the one task data finetune reads by a Hub dataset's name.
+    glue = any((r.data.get("data") or {}).get("glue_task") for r in records if r.kind == "finetuning")
+    return ["nyu-mll/glue"] if glue else []
 
 
 def _facts(preset, preset_dir, staging, model, task_class, label_names, label_source, records,
@@ -286,10 +345,14 @@ def _facts(preset, preset_dir, staging, model, task_class, label_names, label_so
     backbone = getattr(model, "backbone", model)
     regression = task_class == "AlbertClassifier" and getattr(model, "num_classes", None) == 1
     metadata_file = staging / "metadata.json"
-    not_preset = {"README.md", LABELS_FILE, *(r.published_as for r in records), *files}
+    sources = _data_sources(options["lineage"])
+    not_preset = {"README.md", LABELS_FILE, WORDNET_LICENSE, *files,
+                  *(r.published_as.split("/")[0] + ("/" if "/" in r.published_as else "") for r in records)}
     preset_files = [name for name in _entries(staging) if name not in not_preset]
     files = {
         "README.md": "this model card",
+        **({WORDNET_LICENSE: "WordNet 3.0's licence (its text trained this model)"}
+           if uses_wordnet(sources) else {}),
         ", ".join(preset_files):
             f"the Keras preset (keras-hub layout; `keras_albert.{task_class or 'AlbertBackbone'}"
             ".from_preset` loads it)",
@@ -297,10 +360,10 @@ def _facts(preset, preset_dir, staging, model, task_class, label_names, label_so
         **files,
         **{r.published_as: f"record: {r.kind.replace('_', ' ')}" for r in records},
     }
+    lineage = options["lineage"]
     return CardFacts(
         title=options["title"] or _title(preset, preset_dir),
-        description=options["description"] or _description(preset)
-        or "An ALBERT model published with keras_albert.",
+        description=options["description"] or _description(preset, task_class, lineage[1:] or lineage),
         source=_shown_path(str(preset)), task_class=task_class,
         backbone_config=backbone.get_config(), backbone_parameters=backbone.count_params(),
         model_parameters=model.count_params(), regression=regression,
@@ -312,14 +375,18 @@ def _facts(preset, preset_dir, staging, model, task_class, label_names, label_so
         license=options["license"], language=options["language"], handle=options["handle"],
         training_data=options["training_data"], limitations=list(options["limitations"]),
         versions=_versions(),
+        keras_hub_loadable=keras_hub_can_hold(backbone.get_config(), task_class),
+        base_model=_base_model(lineage, options["base_model"]),
+        datasets=_datasets(records, options["datasets"]), data_sources=sources,
+        weights_origin=next((PRESET_WEIGHTS_LICENCE[n] for n in lineage if n in PRESET_WEIGHTS_LICENCE), None),
     )
 
 
 def publish_preset(
     preset, output, handle=None, *, label_names=None, exports="auto", pair=False,
     title=None, description=None, training_data=None, limitations=(), license="apache-2.0",
-    language="en", private=True, version_notes="", check_texts=None, length_buckets="auto",
-    overwrite=False,
+    language="en", base_model=None, datasets=(), private=True, version_notes="", check_texts=None,
+    length_buckets="auto", overwrite=False,
 ):
     """Writes a publishable directory for `preset` and uploads it to `handle`.
 
@@ -338,10 +405,15 @@ def publish_preset(
             list from ("serving", "tfhub"); () publishes the Keras preset only.
         pair: the serving SavedModel takes `text` and `text_pair`.
         title, description, training_data: card text (defaults: the preset's
-            name, its bundled description, what its records say).
+            name, its bundled description or its task and origin, what its
+            records say).
         limitations: more limitations for the card.
         license: "apache-2.0" or "mit" (the card's and the upload's licence).
         language: the card's language code, or None.
+        base_model: the Hugging Face Hub id of the model it was made from
+            (default: the official ALBERT it descends from, if any).
+        datasets: Hugging Face Hub ids of its training data (default: GLUE
+            for a GLUE run, else none).
         private: a Hugging Face repository created by the upload is private
             (Kaggle creates new models private).
         version_notes: the upload's version notes / commit message.
@@ -377,13 +449,17 @@ def publish_preset(
     if label_names:
         check_label_lines(label_names)
     options = dict(title=title, description=description, training_data=training_data,
-                   limitations=limitations, license=license, language=language, handle=handle)
+                   limitations=limitations, license=license, language=language, handle=handle,
+                   base_model=base_model, datasets=datasets, lineage=_lineage(str(preset), records))
     with atomic_directory(output, "published_model", overwrite) as staging:
         staging = pathlib.Path(staging)
         _copy_preset(preset_dir, staging, records)
         if label_names:
             _write_names(staging, label_names)
             write_label_file(staging, label_names)
+        if uses_wordnet(_data_sources(options["lineage"])):
+            with open_package_file("keras_albert.datasets", "data", WORDNET_LICENSE) as licence:
+                (staging / WORDNET_LICENSE).write_bytes(licence.read())
         model = _load(staging, task_class)
         planned, not_exported = _plan_exports(exports, model, task_class)
         files = _write_exports(staging, model, planned, pair, list(check_texts or _CHECK_TEXTS),

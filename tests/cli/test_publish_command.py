@@ -3,11 +3,15 @@ line, label names from a flag or a file, bad input in one line, and an
 upload failure that names the cause and keeps the directory."""
 
 import json
+import pathlib
 
 import pytest
+from huggingface_hub import ModelCard
 
 from keras_albert.cli.main import main
 from keras_albert.export import hub_upload
+
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
 
 SUPERSENSE = "albert_tiny_en_student_supersense"
 
@@ -15,7 +19,9 @@ SUPERSENSE = "albert_tiny_en_student_supersense"
 def test_publish_writes_the_preset_and_a_card(tmp_path, capsys):
     output = tmp_path / "published"
     assert main(["publish", f"--preset={SUPERSENSE}", f"--output={output}", "--exports=none",
-                 "--limitations=Trained on WordNet glosses only."]) == 0
+                 "--limitations=Trained on WordNet glosses only.", "--title=Noun senses, small",
+                 "--description=Tells which of 26 kinds of thing a noun's definition is about.",
+                 "--base_model=me/albert-tiny-student", "--datasets=me/wordnet-glosses"]) == 0
     printed = capsys.readouterr().out
     result = json.loads(printed[printed.index("{"):])
     assert result["uploaded"] is False and result["handle"] is None
@@ -24,6 +30,11 @@ def test_publish_writes_the_preset_and_a_card(tmp_path, capsys):
     assert "Trained on WordNet glosses only." in card
     assert "TensorFlow backend only" in card
     assert (output / "config.json").is_file() and (output / "labels.txt").is_file()
+    read = ModelCard.load(output / "README.md")
+    assert read.text.startswith(
+        "\n# Noun senses, small\n\nTells which of 26 kinds of thing a noun's definition is about.\n")
+    assert read.data.model_name == "Noun senses, small"
+    assert read.data.base_model == "me/albert-tiny-student" and read.data.datasets == ["me/wordnet-glosses"]
 
 
 def test_label_names_from_a_file_must_match_the_saved_ones(tmp_path, capsys):
@@ -58,3 +69,13 @@ def test_offline_upload_is_one_line_and_keeps_the_directory(tmp_path, monkeypatc
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("error: "), err
     assert (output / "README.md").is_file() and (output / "config.json").is_file()
+    # One retry instruction, the same in the message and in the README.
+    assert err[0].endswith(hub_upload.RETRY)
+    assert "run the same publish command (or call) again once online" in " ".join(README.read_text().split())
+    # And it works: the same command again (no --overwrite) replaces its output and uploads.
+    calls = []
+    monkeypatch.setattr(hub_upload, "network_available", lambda host: True)
+    monkeypatch.setattr(hub_upload, "_upload_kaggle", lambda *args: calls.append(args))
+    assert main(["publish", f"--preset={SUPERSENSE}", f"--output={output}", "--exports=none",
+                 "--handle=kaggle://me/albert/keras/tiny"]) == 0
+    assert calls and calls[0][0] == output

@@ -1,13 +1,17 @@
-"""The model card: valid front matter for the hubs, the backend statement,
-task and labels, metrics quoted from records, citations by architecture."""
+"""The model card: metadata huggingface_hub reads back (library, licence,
+base model, datasets, the model's own results), the backend statement, uses,
+task and labels, training settings and limitations as the run recorded
+them, citations by architecture."""
 
 import pathlib
 
 import yaml
+from huggingface_hub import ModelCard
 
 from keras_albert.export.model_card import CardFacts
 from keras_albert.export.model_card import render_model_card
 from keras_albert.export.preset_records import Record
+from keras_albert.export.training_data_licences import PRESET_DATA
 
 BACKBONE = dict(num_layers=4, hidden_dim=128, embedding_dim=32, num_heads=4, intermediate_dim=256,
                 sharing="all", vocabulary_size=8000, max_sequence_length=128, attention="full")
@@ -26,7 +30,7 @@ def front_matter(card):
 
 
 def test_front_matter_is_yaml_the_hubs_read():
-    card = render_model_card(_facts(license="mit", language="en"))
+    card = render_model_card(_facts(license="mit", language="en", keras_hub_loadable=True))
     meta = front_matter(card)
     assert meta["library_name"] == "keras-hub"
     assert meta["license"] == "mit"
@@ -34,6 +38,9 @@ def test_front_matter_is_yaml_the_hubs_read():
     assert meta["pipeline_tag"] == "text-classification"
     assert {"keras", "tensorflow", "keras_albert"} <= set(meta["tags"])
     assert "language" not in front_matter(render_model_card(_facts(language=None)))
+    # A model keras-hub's own classes cannot hold names no keras-hub library.
+    assert "library_name" not in front_matter(render_model_card(_facts()))
+    assert "keras-hub" not in front_matter(render_model_card(_facts()))["tags"]
 
 
 def test_backend_statement_is_tensorflow_only():
@@ -67,22 +74,103 @@ def test_regressor_token_classifier_and_encoder_tasks():
     assert "keras_albert.AlbertBackbone.from_preset" in encoder
 
 
+OLD_RECORD = {
+    "task": "classification", "preset": "albert_tiny_en", "selection_metric": "accuracy",
+    "best_epoch": 2, "best": {"epoch": 2, "loss": 0.3, "accuracy": 0.8125, "f1_macro": 0.75},
+    "history": [{}, {}, {}], "labels": ["neg", "pos"],
+    "data": {"train": "train.tsv", "eval": "dev.tsv", "train_examples": 1200},
+}
+# As finetune's recommended recipe records a run: a tenth of the training
+# examples held out to choose the epoch, dev.tsv scored but never used to choose.
+RECIPE_RECORD = {
+    "task": "classification", "preset": "albert_tiny_en", "selection_metric": "validation_accuracy",
+    "selection_data": "0.1 of the training examples, held out", "learning_rate": 0.001, "best_epoch": 3,
+    "best": {"epoch": 3, "loss": 0.2, "accuracy": 0.8, "f1_macro": 0.79, "validation_accuracy": 0.9},
+    "head_warm_start": {"epoch": 0}, "history": [{}, {}, {}, {}], "labels": ["neg", "pos"],
+    "data": {"train": "train.tsv", "eval": "dev.tsv", "train_examples": 1080, "eval_examples": 200,
+             "validation_examples": 120, "glue_task": None, "tfds": None},
+}
+
+
+def _record(data, kind="finetuning", name="training_run/metrics.json"):
+    return Record(pathlib.Path(name), name, kind, data)
+
+
 def test_metrics_and_provenance_come_from_the_records():
-    record = Record(pathlib.Path("metrics.json"), "training_run/metrics.json", "finetuning", {
-        "task": "classification", "preset": "albert_tiny_en", "selection_metric": "accuracy",
-        "best_epoch": 2, "best": {"epoch": 2, "loss": 0.3, "accuracy": 0.8125, "f1_macro": 0.75},
-        "history": [{}, {}, {}], "labels": ["neg", "pos"],
-        "data": {"train": "train.tsv", "eval": "dev.tsv", "train_examples": 1200},
-    })
-    card = render_model_card(_facts(records=[record], training_data="Movie reviews, English."))
-    assert "| accuracy | 0.8125 | `dev.tsv`, best epoch (`training_run/metrics.json`) |" in card
+    card = render_model_card(_facts(records=[_record(OLD_RECORD)], training_data="Movie reviews, English."))
+    assert "| accuracy | 0.8125 | `dev.tsv` | evaluation |  | `training_run/metrics.json` |" in card
     assert "Fine-tuned from `albert_tiny_en`" in card and "1,200 examples of `train.tsv`" in card
     assert "epoch 2 of 3 kept" in card
     assert "Movie reviews, English." in card
+    # An old record chose the epoch on the data it reports: said so.
     assert "so those scores are optimistic" in card
     empty = render_model_card(_facts())
-    assert "No evaluation is recorded with this preset" in empty
+    assert "No evaluation of this model is recorded with this preset" in empty
     assert "Not recorded with this preset" in empty
+    assert "No training settings are recorded with this preset." in empty
+
+
+def test_a_recipe_run_card_parses_back_with_huggingface_hub(tmp_path):
+    facts = _facts(records=[_record(RECIPE_RECORD)], title="Review sentiment", base_model="albert/albert-base-v2",
+                   datasets=["stanfordnlp/sst2"], data_sources=list(PRESET_DATA["albert_tiny_en"]),
+                   description="Says whether a review is positive.", label_names=["neg", "pos"],
+                   label_source="saved with the model in task.json")
+    (tmp_path / "README.md").write_text(render_model_card(facts), encoding="utf-8")
+    card = ModelCard.load(tmp_path / "README.md")
+    data = card.data
+    assert data.license == "apache-2.0" and data.language == ["en"]
+    assert data.pipeline_tag == "text-classification" and data.library_name is None
+    assert data.base_model == "albert/albert-base-v2" and data.datasets == ["stanfordnlp/sst2"]
+    assert data.model_name == "Review sentiment"
+    results = {(r.metric_name, r.dataset_name, r.dataset_split): r.metric_value for r in data.eval_results}
+    assert results == {
+        ("accuracy", "dev.tsv", "evaluation"): 0.8, ("f1_macro", "dev.tsv", "evaluation"): 0.79,
+        ("validation_accuracy", "train.tsv", "validation: 0.1 of the training examples, held out"): 0.9,
+    }
+    assert {r.metric_type for r in data.eval_results} == {"accuracy", "f1_macro"}
+    text = card.text
+    assert text.startswith("\n# Review sentiment\n\nSays whether a review is positive.")
+    for section in ("## Intended uses", "## Out-of-scope uses", "## Training data", "## Training settings",
+                    "## Evaluation", "## Bias, risks and limitations", "## Licence"):
+        assert section in text, section
+    assert "Assigning one of its 2 classes (`neg`, `pos`) to English texts" in text
+    # The limitation says what the run did: the held-out tenth chose, dev.tsv did not.
+    assert ("`finetune` chose the epoch it kept by validation_accuracy on 0.1 of the training examples, "
+            "held out; the evaluation data's scores were reported, not used to choose.") in text
+    assert "optimistic" not in text
+    assert "accuracy 0.8000 was measured on 200 examples only: each one moves it by 0.5 points." in text
+    # Hyper-parameters as recorded.
+    assert "| peak learning rate | 0.001 | `training_run/metrics.json` |" in text
+    assert "| epochs trained | 4 |" in text and "| head fitted on frozen features first (epoch 0) | yes |" in text
+    # Data licences, WordNet's named.
+    assert "WordNet 3.0 licence" in text and "`WORDNET_LICENSE`" in text and "public domain" in text
+
+
+def test_a_run_without_validation_and_one_evaluated_on_its_training_file():
+    record = dict(RECIPE_RECORD, selection_metric="last epoch", selection_data=None,
+                  best={"epoch": 4, "accuracy": 0.7},
+                  data=dict(RECIPE_RECORD["data"], eval="train.tsv", validation_examples=None))
+    text = render_model_card(_facts(records=[_record(record)]))
+    assert "No validation split was held out: `finetune` kept the last epoch without choosing" in text
+    assert "It was evaluated on its own training file (`train.tsv`)" in text
+    assert "optimistic" not in text and "chose the epoch it kept by" not in text
+
+
+def test_a_student_report_gives_only_this_models_row():
+    report = {"task": "supersenses", "fine_tuning": {"train_examples": 100, "test_examples": 50, "epochs": 2},
+              "models": {"teacher": {"accuracy": 0.7}, "student, task-distilled": {"accuracy": 0.69},
+                         "student without distillation": {"accuracy": 0.5}}}
+    record = Record(pathlib.Path("student_report.json"), "student_report.json", "student_report", report,
+                    own_row="student, task-distilled")
+    card = ModelCard(render_model_card(_facts(records=[record])))
+    [result] = card.data.eval_results
+    assert (result.metric_name, result.metric_value) == ("accuracy", 0.69)
+    assert "| accuracy | 0.6900 | supersenses | held out | 50 |" in card.text
+    assert "0.7000" not in card.text and "0.5000" not in card.text
+    assert "| teacher fine-tuning epochs | 2 | `student_report.json` |" in card.text
+    # Which row is this model is unknown: no other model's figure is claimed.
+    record.own_row = None
+    assert ModelCard(render_model_card(_facts(records=[record]))).data.eval_results is None
 
 
 def test_citations_follow_the_architecture():

@@ -9,6 +9,7 @@ from keras_albert.export.preset_records import Record
 from keras_albert.export.preset_records import describe_record
 from keras_albert.export.preset_records import find_records
 from keras_albert.export.preset_records import record_kind
+from keras_albert.export.preset_records import recorded_hyperparameters
 from keras_albert.export.preset_records import recorded_label_names
 from keras_albert.presets.preset_resolution import bundled_presets_dir
 
@@ -19,16 +20,18 @@ FINETUNE = {"task": "classification", "selection_metric": "accuracy", "best_epoc
 def test_bundled_records_are_found_and_described():
     [pretraining] = find_records(bundled_presets_dir() / "albert_tiny_en")
     assert pretraining.kind == "pretraining" and pretraining.published_as == "pretraining_metrics.json"
-    sentences, rows = describe_record(pretraining)
+    sentences, results = describe_record(pretraining)
     assert "Pretrained for 21,000 steps" in sentences[0]
     assert any(s.startswith("Where its knowledge comes from:") and "all-MiniLM-L6-v2" in s
                for s in sentences)
-    assert ("pretraining mlm_accuracy", "0.2765",
-            "Persuasion (bundled), 729 instances of 128 tokens (`pretraining_metrics.json`)") in rows
+    mlm = next(r for r in results if r.metric == "pretraining mlm_accuracy")
+    assert (round(mlm.value, 4), mlm.data, mlm.task, mlm.record) == (
+        0.2765, "Persuasion (bundled), 729 instances of 128 tokens", "fill-mask", "pretraining_metrics.json")
     [report] = find_records(bundled_presets_dir() / "albert_tiny_en_student_supersense")
-    assert report.kind == "student_report"
-    rows = describe_record(report)[1]
-    assert any(name == "student, task-distilled: accuracy" and value == "0.6961" for name, value, _ in rows)
+    assert report.kind == "student_report" and report.own_row == "student, task-distilled"
+    # The report compares four models; only the bundled student's row is this preset's.
+    [accuracy] = describe_record(report)[1]
+    assert (accuracy.metric, accuracy.value, accuracy.examples) == ("accuracy", 0.6961, 8177)
 
 
 def test_the_run_record_beside_a_pipeline_preset(tmp_path):
@@ -67,11 +70,30 @@ def test_a_recipe_record_says_the_held_out_training_examples_chose_the_epoch():
                   selection_data="0.1 of the training examples, held out",
                   best={"epoch": 3, "loss": 0.4, "accuracy": 0.7, "validation_accuracy": 0.8},
                   data={"eval": "dev.tsv"})
-    sentences, rows = describe_record(Record("metrics.json", "metrics.json", "finetuning", record))
+    sentences, results = describe_record(Record("metrics.json", "metrics.json", "finetuning", record))
     assert "chosen by validation_accuracy on 0.1 of the training examples, held out" in sentences[0]
-    assert ("accuracy", "0.7000", "`dev.tsv`, best epoch (`metrics.json`)") in rows
-    assert ("validation_accuracy", "0.8000",
-            "0.1 of the training examples, held out, best epoch (`metrics.json`)") in rows
+    assert [(r.metric, r.value, r.data, r.split) for r in results] == [
+        ("accuracy", 0.7, "`dev.tsv`", "evaluation"),
+        ("validation_accuracy", 0.8, "the training data", "validation: 0.1 of the training examples, held out"),
+    ]
     last = describe_record(Record("metrics.json", "metrics.json", "finetuning",
                                   dict(FINETUNE, selection_metric="last epoch")))[0][0]
     assert "the last epoch kept" in last
+
+
+def test_a_pretraining_runs_settings_travel_as_its_hyperparameters(tmp_path):
+    (tmp_path / "preset").mkdir()
+    (tmp_path / "metrics.json").write_text(json.dumps({"train_steps": 12, "train": {"loss": 4.7}}))
+    (tmp_path / "settings.json").write_text(json.dumps({
+        "corpus": ["/home/me/corpus.txt"], "vocabulary_size": 60, "max_seq_length": 32,
+        "max_predictions_per_seq": 5, "masked_lm_prob": 0.15, "dupe_factor": 2, "sentence_task": "sop",
+        "seed": 12345, "num_groups": None}))
+    records = find_records(tmp_path / "preset")
+    assert [(r.kind, r.published_as) for r in records] == [
+        ("pretraining", "training_run/metrics.json"), ("pretraining_settings", "training_run/settings.json")]
+    rows = {name: value for name, value, _ in recorded_hyperparameters(records)}
+    assert rows == {"training steps": "12", "SentencePiece vocabulary size": "60",
+                    "sequence length (pieces)": "32", "masked positions per sequence": "5",
+                    "masking rate": "0.15", "masking passes over the corpus (dupe factor)": "2",
+                    "sentence-level task": "sop", "seed": "12,345"}
+    assert describe_record(records[1])[0] == ["Pretraining data made from `corpus.txt` (`training_run/settings.json`)."]

@@ -8,6 +8,7 @@ import shutil
 import pytest
 import tensorflow as tf
 import yaml
+from huggingface_hub import ModelCard
 
 import keras_albert
 from keras_albert import datasets
@@ -68,11 +69,23 @@ def test_bundled_classifier_publishes_preset_labels_and_card(tmp_path):
     meta, card = _card(out)
     assert meta["pipeline_tag"] == "text-classification" and meta["license"] == "apache-2.0"
     assert "| 25 | noun.time |" in card and "414,464" in card
-    assert "| student, task-distilled: accuracy | 0.6961 |" in card
     assert "**TensorFlow backend only**" in card and "sun2020mobilebert" in card
+    # Read back as the Hub reads it: the MobileBERT-style student is no
+    # keras-hub model, and its report's other three models are not its results.
+    data = ModelCard.load(out / "README.md").data
+    assert data.library_name is None and "keras-hub" not in data.tags
+    assert [(r.metric_name, r.metric_value, r.dataset_split) for r in data.eval_results] == [
+        ("accuracy", 0.6961, "held out")]
+    assert "0.6890" not in card and "0.5041" not in card
+    # The data's licences, WordNet's named and shipped.
+    assert "WordNet 3.0 licence" in card and "public domain" in card
+    assert "Princeton University" in (out / "WORDNET_LICENSE").read_text()
+    assert "| student epochs | 4 | `student_report.json` |" in card
     # A second publication replaces the first (it is ours); the source is untouched.
-    publish_preset(SUPERSENSE, out, exports=(), title="Supersense student")
-    assert "# Supersense student" in _card(out)[1]
+    publish_preset(SUPERSENSE, out, exports=(), title="Supersense student", description="Tags nouns by sense.")
+    text = ModelCard.load(out / "README.md").text
+    assert "# Supersense student\n\nTags nouns by sense." in text
+    assert ModelCard.load(out / "README.md").data.model_name == "Supersense student"
 
 
 @pytest.mark.large
@@ -91,8 +104,12 @@ def test_a_fine_tuned_run_publishes_its_serving_model_and_run_record(tmp_path, u
     meta, card = _card(out)
     assert "raw strings `text` -> `labels`, `logits`, `probabilities`" in card
     assert "recorded by finetune in training_run/metrics.json" in card
-    assert "| accuracy | 0.6250 | `dev.tsv`, best epoch (`training_run/metrics.json`) |" in card
+    assert "| accuracy | 0.6250 | `dev.tsv` | evaluation |" in card
     assert "40 examples of `train.tsv`" in card and "# run" in card
+    # Fine-tuned from the bundled albert_tiny_en (as its record says): that
+    # preset's data and licences; a plain ALBERT classifier is a keras-hub model.
+    assert "`albert_tiny_en`, whose weights ship" in card and "King James" in card
+    assert meta["library_name"] == "keras-hub"
 
 
 @pytest.mark.large
@@ -103,6 +120,8 @@ def test_an_encoder_publishes_tfhub_modules(tmp_path):
     assert (out / "tfhub" / "preprocessor" / "saved_model.pb").is_file()
     meta, card = _card(out)
     assert meta["pipeline_tag"] == "fill-mask"
+    # ALBERT's own architecture: keras-hub's classes hold it.
+    assert meta["library_name"] == "keras-hub" and "convert --from=keras_albert --to=keras_hub" in card
     assert "`encoder.mlm` with the masked-LM head" in card
     recorded = json.loads(
         (bundled_presets_dir() / "albert_tiny_en" / "pretraining_metrics.json").read_text())
