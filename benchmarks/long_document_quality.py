@@ -19,13 +19,18 @@ over every step but the first). It prints the table and, for each LSH row,
 its margin over full attention truncated to `--truncated_length`, its gap
 to full attention at its own length and full attention's step time over
 its own: the issue's targets are >= +5 points, >= -1 point and >= 5x.
+Every accuracy comes with its n (test passages) and 95 % Wilson interval,
+every margin with Newcombe's 95 % interval (`intervals.py`), and a target
+counts as supported only where the whole interval clears it: with a few
+dozen test passages one passage moves a row by several points.
 
 The full comparison takes hours on a CPU, so the results file doubles as
 the progress record: each row is written as soon as it finishes, and a new
 run with the same setting skips recorded rows (a row started but never
 finished, e.g. killed for memory, is retried `--max_attempts` times in
 all). A different setting in an existing file is refused (--restart
-discards it).
+discards it). `--recompute_intervals` adds the intervals to a file recorded
+before they were computed, from its rows' accuracy and n, training nothing.
 
     python benchmarks/long_document_quality.py            # everything (hours)
     python benchmarks/long_document_quality.py --rows full-512 lsh1-2048
@@ -108,6 +113,8 @@ def parse_args(argv):
     parser.add_argument("--max_attempts", type=int, default=2,
                         help="runs of a row that never finished before it is left out")
     parser.add_argument("--restart", action="store_true", help="discard rows recorded in --output")
+    parser.add_argument("--recompute_intervals", action="store_true",
+                        help="only add n and 95 %% intervals to the rows recorded in --output")
     parser.add_argument("--output", default=str(RESULTS))
     args = parser.parse_args(argv)
     for flag in ("document_length", "truncated_length"):
@@ -190,10 +197,23 @@ def load_rows(path, setting, restart):
 
 
 def compare(rows, truncated_length):
-    """Each LSH row against truncated full attention and full at its length."""
+    """Each LSH row against truncated full attention and full at its length,
+    with n and 95 % intervals for every accuracy and margin."""
+    from intervals import accuracy_with_interval
+    from intervals import points_with_interval
+
     done = {name: row for name, row in rows.items() if row.get("status") == "done"}
     timed = {name: row for name, row in rows.items() if row.get("step_seconds")}
+
+    def margin(row, peer):
+        return points_with_interval(row["accuracy"], row["test_passages"],
+                                    peer["accuracy"], peer["test_passages"])
+
     comparison = {
+        "accuracy_95": {
+            name: accuracy_with_interval(row["accuracy"], row["test_passages"])
+            for name, row in sorted(done.items())
+        },
         "full_accuracy_by_length": {
             str(row["sequence_length"]): row["accuracy"]
             for row in sorted(done.values(), key=lambda r: r["sequence_length"]) if row["model"] == "full"
@@ -205,40 +225,59 @@ def compare(rows, truncated_length):
         "lsh": {},
     }
     truncated = done.get(f"full-{truncated_length}")
+    # Margins the README reads: every model row over truncation, and TF-IDF
+    # over every model row reading the same pieces.
+    pairs = [(name, f"full-{truncated_length}") for name, row in done.items()
+             if row["model"] != "tfidf" and truncated and row is not truncated]
+    pairs += [(f"tfidf-{row['sequence_length']}", name) for name, row in done.items()
+              if row["model"] != "tfidf" and f"tfidf-{row['sequence_length']}" in done]
+    comparison["margins_95"] = {
+        f"{a} minus {b}": margin(done[a], done[b]) for a, b in sorted(pairs)}
     for name, row in timed.items():
         if row["model"] != "lsh":
             continue
         length = row["sequence_length"]
         entry, targets = {}, {}
+        supported = {}
         if name in done and truncated:
             points = round(100 * (row["accuracy"] - truncated["accuracy"]), 2)
             entry[f"minus_full_{truncated_length}_points"] = points
-            targets[f"beats_full_{truncated_length}_by_{TARGET_POINTS_OVER_TRUNCATED:g}_points"] = (
-                points >= TARGET_POINTS_OVER_TRUNCATED)
+            entry[f"minus_full_{truncated_length}_95"] = margin(row, truncated)["newcombe_95_points"]
+            target = f"beats_full_{truncated_length}_by_{TARGET_POINTS_OVER_TRUNCATED:g}_points"
+            targets[target] = points >= TARGET_POINTS_OVER_TRUNCATED
+            supported[target] = (entry[f"minus_full_{truncated_length}_95"][0]
+                                 >= TARGET_POINTS_OVER_TRUNCATED)
         same = f"full-{length}"
         if name in done and same in done:
             points = round(100 * (row["accuracy"] - done[same]["accuracy"]), 2)
             entry["minus_full_same_length_points"] = points
-            targets[f"at_most_{TARGET_POINTS_BELOW_FULL:g}_point_below_full"] = (
-                points >= -TARGET_POINTS_BELOW_FULL)
+            entry["minus_full_same_length_95"] = margin(row, done[same])["newcombe_95_points"]
+            target = f"at_most_{TARGET_POINTS_BELOW_FULL:g}_point_below_full"
+            targets[target] = points >= -TARGET_POINTS_BELOW_FULL
+            supported[target] = entry["minus_full_same_length_95"][0] >= -TARGET_POINTS_BELOW_FULL
         if same in timed:
             ratio = timed[same]["step_seconds"]["median"] / row["step_seconds"]["median"]
             entry["full_over_lsh_step_time"] = round(ratio, 2)
             targets[f"step_{TARGET_STEP_SPEEDUP:g}x_faster"] = ratio >= TARGET_STEP_SPEEDUP
         entry["targets"] = targets
+        # Met with the whole 95 % interval on the right side of the target.
+        entry["targets_supported_by_interval"] = supported
         comparison["lsh"][name] = entry
     return comparison
 
 
 def print_table(rows, names, comparison, truncated_length):
-    print(f"\n{'row':<12} {'accuracy':>9} {'macro-F1':>9} {'step s: median [min-max]':>26} "
-          f"{'train min':>10} {'epochs':>7}  status")
+    print(f"\n{'row':<12} {'accuracy [95 %]':>22} {'n':>4} {'macro-F1':>9} "
+          f"{'step s: median [min-max]':>26} {'train min':>10} {'epochs':>7}  status")
     for name in names:
         row = rows.get(name)
         if row is None:
-            print(f"{name:<12} {'':>9} {'':>9} {'':>26} {'':>10} {'':>7}  not run")
+            print(f"{name:<12} {'':>22} {'':>4} {'':>9} {'':>26} {'':>10} {'':>7}  not run")
             continue
-        accuracy = f"{100 * row['accuracy']:.1f}%" if "accuracy" in row else ""
+        interval = comparison["accuracy_95"].get(name)
+        accuracy = (f"{100 * row['accuracy']:.1f}% [{100 * interval['wilson_95'][0]:.1f}-"
+                    f"{100 * interval['wilson_95'][1]:.1f}]" if interval else "")
+        n = interval["n"] if interval else ""
         macro_f1 = f"{row['macro_f1']:.3f}" if "macro_f1" in row else ""
         step = row.get("step_seconds")
         step = f"{step['median']:.3f} [{step['min']:.3f}-{step['max']:.3f}]" if step else ""
@@ -246,22 +285,25 @@ def print_table(rows, names, comparison, truncated_length):
         status = row.get("status", "")
         if status == "over_time_budget":
             status += f" (projected {row['projected_hours']} h)"
-        print(f"{name:<12} {accuracy:>9} {macro_f1:>9} {step:>26} {minutes:>10} "
+        print(f"{name:<12} {accuracy:>22} {n:>4} {macro_f1:>9} {step:>26} {minutes:>10} "
               f"{row.get('epochs_run', ''):>7}  {status}")
     for name, entry in comparison["lsh"].items():
         parts = []
         key = f"minus_full_{truncated_length}_points"
         if key in entry:
-            parts.append(f"{entry[key]:+.1f} points vs full-{truncated_length} (target >= "
-                         f"+{TARGET_POINTS_OVER_TRUNCATED:g})")
+            low, high = entry[f"minus_full_{truncated_length}_95"]
+            parts.append(f"{entry[key]:+.1f} [{low:+.1f} to {high:+.1f}] points vs "
+                         f"full-{truncated_length} (target >= +{TARGET_POINTS_OVER_TRUNCATED:g})")
         if "minus_full_same_length_points" in entry:
-            parts.append(f"{entry['minus_full_same_length_points']:+.1f} points vs full at its length "
-                         f"(target >= -{TARGET_POINTS_BELOW_FULL:g})")
+            low, high = entry["minus_full_same_length_95"]
+            parts.append(f"{entry['minus_full_same_length_points']:+.1f} [{low:+.1f} to {high:+.1f}] "
+                         f"points vs full at its length (target >= -{TARGET_POINTS_BELOW_FULL:g})")
         if "full_over_lsh_step_time" in entry:
             parts.append(f"full's step time {entry['full_over_lsh_step_time']:.2f}x its own "
                          f"(target >= {TARGET_STEP_SPEEDUP:g}x)")
-        met = entry["targets"]
-        summary = f"; targets met {sum(met.values())}/{len(met)}" if met else ""
+        met, supported = entry["targets"], entry["targets_supported_by_interval"]
+        summary = (f"; targets met {sum(met.values())}/{len(met)}, supported by the 95 % intervals "
+                   f"{sum(supported.values())}/{len(supported)}" if met else "")
         print(f"{name}: " + ("; ".join(parts) or "no peer row recorded yet") + summary)
 
 
@@ -278,6 +320,25 @@ def record(output, setting, task, rows, comparison, argv):
     }, argv=[os.path.abspath(__file__), *argv])
 
 
+def recompute_intervals(output, truncated_length):
+    """Adds n and the 95 % intervals to the comparison recorded in `output`,
+    from its rows' accuracy and n; its command, date and machine stay those
+    of the runs, and the recomputation is noted beside them."""
+    from keras_albert.utils.atomic_file import write_file_atomically
+
+    recorded = json.loads(output.read_text())
+    recorded["comparison"] = compare(recorded["rows"], truncated_length)
+    recorded["intervals_recomputed"] = {
+        "date": now(),
+        "command": "python benchmarks/long_document_quality.py --recompute_intervals --output "
+                   + os.path.relpath(output.absolute(), pathlib.Path(__file__).resolve().parents[1]),
+        "from": "each row's recorded accuracy and test_passages; no model was trained",
+    }
+    write_file_atomically(output, json.dumps(recorded, indent=2) + "\n", name="--output")
+    print(f"wrote {output}", flush=True)
+    return recorded
+
+
 def now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
@@ -286,6 +347,11 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
     output = pathlib.Path(args.output)
+    if args.recompute_intervals:
+        recorded = recompute_intervals(output, args.truncated_length)
+        rows = recorded["rows"]
+        print_table(rows, list(rows), recorded["comparison"], args.truncated_length)
+        return rows, recorded["comparison"]
     names = row_names(args)
     setting = setting_of(args)
     rows = load_rows(output, setting, args.restart)

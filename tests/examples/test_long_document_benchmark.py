@@ -64,7 +64,7 @@ def test_rows_are_ordered_baselines_first(benchmark):
 def test_comparison_holds_the_targets(benchmark):
     def row(model, length, accuracy, step):
         return {"model": model, "sequence_length": length, "accuracy": accuracy, "status": "done",
-                "step_seconds": {"median": step}}
+                "step_seconds": {"median": step}, "test_passages": 100}
 
     rows = {"full-512": row("full", 512, 0.60, 1.0), "full-2048": row("full", 2048, 0.71, 6.0),
             "lsh1-2048": row("lsh", 2048, 0.70, 1.0), "lsh4-2048": row("lsh", 2048, 0.64, 2.0),
@@ -77,10 +77,36 @@ def test_comparison_holds_the_targets(benchmark):
     assert all(one["targets"].values())
     assert four["targets"] == {"beats_full_512_by_5_points": False, "at_most_1_point_below_full": False,
                                "step_5x_faster": False}
+    # 100 test passages cannot show a 1-point gap or a 4-point margin.
+    assert one["minus_full_same_length_95"][0] < -1 < one["minus_full_same_length_95"][1]
+    assert one["targets_supported_by_interval"] == {
+        "beats_full_512_by_5_points": False, "at_most_1_point_below_full": False}
+    assert comparison["accuracy_95"]["full-512"] == {
+        "n": 100, "correct": 60, "accuracy": 0.60, "wilson_95": [0.5020, 0.6906]}
+    assert comparison["margins_95"]["tfidf-512 minus full-512"]["points"] == -1.0
     # Full attention over its time budget still gives its step time.
     rows["full-2048"]["status"] = "over_time_budget"
     entry = benchmark.compare(rows, truncated_length=512)["lsh"]["lsh1-2048"]
     assert "minus_full_same_length_points" not in entry and entry["full_over_lsh_step_time"] == 6.0
+
+
+def test_recompute_intervals_adds_them_from_the_recorded_rows(tmp_path, benchmark):
+    rows = {
+        "full-512": {"model": "full", "sequence_length": 512, "accuracy": 9 / 26, "status": "done",
+                     "test_passages": 26},
+        "lsh1-8192": {"model": "lsh", "sequence_length": 8192, "accuracy": 21 / 26, "status": "done",
+                      "test_passages": 26, "step_seconds": {"median": 1.0, "min": 1.0, "max": 1.0}},
+    }
+    output = tmp_path / "long.json"
+    output.write_text(json.dumps({"command": "python benchmarks/long_document_quality.py",
+                                  "date": "2026-11-25T00:00:00+00:00", "rows": rows}))
+    assert run("--recompute_intervals", "--output", str(output)).returncode == 0
+    recorded = json.loads(output.read_text())
+    assert recorded["date"] == "2026-11-25T00:00:00+00:00" and recorded["rows"] == rows
+    assert recorded["intervals_recomputed"]["from"].endswith("no model was trained")
+    assert recorded["comparison"]["accuracy_95"]["lsh1-8192"]["correct"] == 21
+    low, high = recorded["comparison"]["lsh"]["lsh1-8192"]["minus_full_512_95"]
+    assert 0 < low < 46.15 < high
 
 
 def test_a_file_of_another_setting_is_refused_unless_restarted(tmp_path, benchmark):
