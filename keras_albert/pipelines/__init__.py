@@ -19,6 +19,8 @@ _EXPORTS = {
     "fine_tune_classifier": "classifier_fine_tuning",
     "classification_scores": "text_baselines",
     "tfidf_baseline": "text_baselines",
+    "tuned_tfidf_baseline": "text_baselines",
+    "majority_baseline": "text_baselines",
     "LongDocumentSettings": "long_documents",
     "long_document_task": "long_documents",
     "run_long_document_row": "long_documents",
