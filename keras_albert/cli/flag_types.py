@@ -39,6 +39,23 @@ def tensorboard(flag_values):
     return flag_values.tensorboard and not flag_values.no_tensorboard
 
 
+def define_classifier_flags(fv, defaults):
+    """The flags `predict` and `evaluate` share: the classifier and how
+    it runs."""
+    flags.DEFINE_string("preset", defaults.preset,
+                        "text classifier preset: directory (finetune's preset/) or bundled name",
+                        flag_values=fv)
+    flags.DEFINE_string("saved_model", defaults.saved_model,
+                        "serving SavedModel directory (finetune's serving/); TensorFlow only",
+                        flag_values=fv)
+    flags.DEFINE_multi_string("text_columns", list(defaults.text_columns),
+                              "table inputs: one column, or two for pairs (--text_columns a b)", flag_values=fv)
+    flags.DEFINE_integer("batch_size", defaults.batch_size, "texts per batch", flag_values=fv)
+    flags.DEFINE_integer("sequence_length", defaults.sequence_length,
+                         "--preset: pieces per text (default: the preset's)", flag_values=fv)
+    define_boolean("overwrite", defaults.overwrite, "replace an existing --output file", fv)
+
+
 def settings_from_flags(settings_class, flag_values, **values):
     """A pipeline's settings dataclass from the flags of the same names;
     `values` set fields whose flags differ."""

@@ -10,7 +10,12 @@ A command is a module `keras_albert/cli/NAME_command.py` with
   - `run(flag_values)`: imports what it needs and does the work, saying
     what it does before each long step (print, or a "keras_albert" logger:
     `keras_albert.utils.progress.logged_step`). A ValueError or OSError is
-    bad input: one `error: ...` line on stderr and exit status 2.
+    bad input: one `error: ...` line on stderr and exit status 2;
+  - optionally `check_inputs(flag_values)`: checks that need no
+    TensorFlow (files exist, an output is not in the way), run before
+    TensorFlow is imported, so bad input answers at once;
+  - optionally `results_on_stdout(flag_values)`: True when the command
+    writes its results to stdout; its progress lines then go to stderr.
 Adding a command is that module and one line in `COMMANDS`.
 
 `python -m keras_albert` runs through `absl.app.run` (absl logging, its
@@ -41,6 +46,8 @@ COMMANDS = {
     "export": "keras_albert.cli.export_command",
     "distill": "keras_albert.cli.distill_command",
     "publish": "keras_albert.cli.publish_command",
+    "predict": "keras_albert.cli.predict_command",
+    "evaluate": "keras_albert.cli.evaluate_command",
 }
 Command = collections.namedtuple("Command", ["name", "module", "flag_values"])
 _logger = logging.getLogger(__name__)
@@ -51,7 +58,7 @@ def top_level_help():
     lines = [
         f"usage: {command_line.PROGRAM} COMMAND --flag=value ...",
         "",
-        "ALBERT for Keras 3: pretrain, fine-tune, convert, export, distill.",
+        f"ALBERT for Keras 3: {', '.join(COMMANDS)}.",
         "",
         "commands:",
     ]
@@ -85,9 +92,12 @@ def parse(arguments):
 
 def run_command(command):
     """Runs a parsed command; returns 0, or 2 after bad input."""
-    with showing_progress():
-        _import_api()
+    results_on_stdout = getattr(command.module, "results_on_stdout", lambda flag_values: False)
+    with showing_progress("stderr" if results_on_stdout(command.flag_values) else "stdout"):
         try:
+            # Bad input answers before the seconds TensorFlow takes to import.
+            getattr(command.module, "check_inputs", lambda flag_values: None)(command.flag_values)
+            _import_api()
             command.module.run(command.flag_values)
         except Exception as error:  # noqa: BLE001 (re-raised unless bad input)
             if not _is_input_error(error):

@@ -37,12 +37,13 @@ def _handler(name, level_format, keep):
 
 
 @contextlib.contextmanager
-def showing_progress():
-    """INFO lines of the "keras_albert" loggers on stdout as `[HH:MM:SS]
+def showing_progress(stream="stdout"):
+    """INFO lines of the "keras_albert" loggers on `stream` ("stdout", or
+    "stderr" when a command's results go to stdout) as `[HH:MM:SS]
     message`; warnings and errors on stderr."""
     logger = logging.getLogger(LOGGER_NAME)
     handlers = [
-        _handler("stdout", "", lambda record: record.levelno < logging.WARNING),
+        _handler(stream, "", lambda record: record.levelno < logging.WARNING),
         _handler("stderr", "%(levelname)s: ", lambda record: record.levelno >= logging.WARNING),
     ]
     level, propagate = logger.level, logger.propagate

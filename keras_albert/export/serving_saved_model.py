@@ -24,6 +24,8 @@ the fixed-length ones. Per-position outputs (token classification, QA) keep
 the fixed length. The export is written to a staging directory, loaded back in this process and
 compared with the Keras model on `check_texts` before it is renamed into
 place; a failed check leaves nothing behind and any earlier export intact.
+A task with `label_names` gets labels.txt beside saved_model.pb (line i
+names class id i), which `python -m keras_albert predict` reads.
 Loading it needs `import tensorflow_text` first (the SentencePiece op).
 """
 
@@ -41,6 +43,7 @@ from keras_albert.serving.task_signatures import serving_signature
 from keras_albert.serving.task_signatures import supports_serving
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
+from keras_albert.utils.label_file import write_label_file
 from keras_albert.utils.native_notices import SAVED_MODEL_NOTICES
 from keras_albert.utils.native_notices import notices_held_back
 from keras_albert.utils.progress import logged_step
@@ -124,6 +127,10 @@ def export_serving_saved_model(
     with atomic_directory(path, "saved_model", overwrite) as staging:
         with logged_step(_logger, f"Writing the SavedModel for {str(path)!r}"):
             archive.write_out(str(staging), verbose=False)
+        if getattr(task, "label_names", None):
+            # Every class's name, line i naming class id i: the served
+            # `labels` names only the predicted class.
+            write_label_file(staging, task.label_names)
         with logged_step(_logger, f"Checking the SavedModel against Keras on {len(check_texts)} texts"):
             with unbucketed(task):
                 difference = _verify(staging, signature.example_inputs, signature.expected_outputs)

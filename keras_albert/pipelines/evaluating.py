@@ -1,0 +1,103 @@
+"""Score a fine-tuned classifier on a labelled table.
+
+`evaluate_classifier(EvaluateSettings(...))` is what `python -m
+keras_albert evaluate` runs: it classifies the table's texts as `predict`
+does (`predicting.classify`), then reports the classification task's
+metrics as `finetune` computes them (accuracy and macro F1, from
+`keras_albert.data.task_metrics`), per-class precision, recall, F1 and
+support, and the confusion matrix (rows: true labels, columns: predicted),
+as JSON.
+"""
+
+import json
+
+import numpy as np
+
+from keras_albert.data import task_metrics
+from keras_albert.data.task_files import read_text_examples
+from keras_albert.pipelines.predicting import classify
+from keras_albert.pipelines.predicting import load_classifier
+from keras_albert.pipelines.predicting import write_output
+from keras_albert.pipelines.prediction_settings import check_evaluate_settings
+
+# What `finetune --task=classification` scores every epoch with.
+CLASSIFICATION_METRICS = ("accuracy", "f1_macro")
+
+
+def confusion_matrix(true_ids, predicted_ids, num_classes):
+    """counts[i][j]: examples of class i predicted as class j."""
+    counts = np.zeros([num_classes, num_classes], "int64")
+    np.add.at(counts, (np.asarray(true_ids), np.asarray(predicted_ids)), 1)
+    return counts
+
+
+def per_class_scores(counts, names):
+    """{name: precision, recall, f1, support} from a confusion matrix."""
+    scores = {}
+    for index, name in enumerate(names):
+        hits = int(counts[index, index])
+        predicted, support = int(counts[:, index].sum()), int(counts[index].sum())
+        precision = hits / predicted if predicted else 0.0
+        recall = hits / support if support else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if hits else 0.0
+        scores[name] = {"precision": precision, "recall": recall, "f1": f1, "support": support}
+    return scores
+
+
+def _true_ids(classifier, labels, settings):
+    names = classifier.label_names
+    if names is None:
+        # A SavedModel without labels.txt: the table must hold class ids.
+        names = [str(i) for i in range(classifier.num_classes)]
+    index = {name: i for i, name in enumerate(names)}
+    unknown = sorted({label for label in labels} - set(index))
+    if unknown:
+        raise ValueError(
+            f"`--data` {settings.data!r} column {settings.label_column!r} holds labels the classifier "
+            f"does not know: {unknown[:5]!r}{' ...' if len(unknown) > 5 else ''}; its classes: {names!r}."
+        )
+    return names, np.asarray([index[label] for label in labels])
+
+
+def evaluate_classifier(settings):
+    """Scores the classifier on `settings.data`; writes the report (JSON)
+    to `settings.output` and returns it."""
+    check_evaluate_settings(settings)
+    examples = read_text_examples(
+        settings.data, text_columns=tuple(settings.text_columns), label_column=settings.label_column)
+    classifier = load_classifier(settings.preset, settings.saved_model, settings.sequence_length)
+    names, true_ids = _true_ids(classifier, examples.labels, settings)
+    probabilities = classify(classifier, examples.texts, examples.text_pairs, settings.batch_size)
+    predicted_ids = probabilities.argmax(-1)
+    counts = confusion_matrix(true_ids, predicted_ids, len(names))
+    report = {
+        "model": settings.preset or settings.saved_model,
+        "data": settings.data,
+        "examples": len(true_ids),
+        "metrics": {name: task_metrics.METRICS[name](predicted_ids, true_ids) for name in CLASSIFICATION_METRICS},
+        "per_class": per_class_scores(counts, names),
+        "confusion_matrix": {"labels": names, "rows": "true label", "columns": "predicted label",
+                             "counts": counts.tolist()},
+    }
+    write_output(report_json(report), settings.output)
+    return report
+
+
+def report_json(report):
+    """The report as indented JSON, each class's scores and each row of the
+    confusion matrix on one line (26 classes stay readable)."""
+    compact = {}
+
+    def one_line(value):
+        # A control character: no class name holds one (labels.txt refuses them).
+        key = f"\x00{len(compact)}"
+        compact[json.dumps(key)] = json.dumps(value, ensure_ascii=False)
+        return key
+
+    shown = dict(report, per_class={name: one_line(scores) for name, scores in report["per_class"].items()})
+    matrix = report["confusion_matrix"]
+    shown["confusion_matrix"] = dict(matrix, counts=[one_line(row) for row in matrix["counts"]])
+    text = json.dumps(shown, indent=2, ensure_ascii=False)
+    for key, value in compact.items():
+        text = text.replace(key, value, 1)
+    return text + "\n"

@@ -1,0 +1,296 @@
+"""Classify texts with a fine-tuned classifier: a preset or a serving SavedModel.
+
+`predict_texts(PredictSettings(...))` is what `python -m keras_albert
+predict` runs: it reads the texts (one a line, or the columns of a table),
+runs them in batches, each padded only to its length bucket, and writes
+one row per text: the predicted label by name, its probability and every
+class's probability, as JSON lines or TSV. A preset runs on every Keras
+backend; a SavedModel (TensorFlow only) buckets inside its graph, and its
+batches are formed from texts of similar length. Long inputs log their
+progress in texts, with the time left.
+"""
+
+import csv
+import io
+import json
+import logging
+import pathlib
+import sys
+import time
+
+import keras
+import numpy as np
+
+from keras_albert.data.task_files import read_text_examples
+from keras_albert.models.albert_classifier import AlbertClassifier
+from keras_albert.models.albert_text_classifier_preprocessor import (
+    AlbertTextClassifierPreprocessor,
+)
+from keras_albert.models.length_buckets import CHUNK_BATCHES
+from keras_albert.pipelines.prediction_settings import STDIN
+from keras_albert.pipelines.prediction_settings import STDOUT
+from keras_albert.pipelines.prediction_settings import TABLE_SUFFIXES
+from keras_albert.pipelines.prediction_settings import check_predict_settings
+from keras_albert.pipelines.prediction_settings import output_format
+from keras_albert.presets.preset_resolution import resolve_preset
+from keras_albert.utils.atomic_file import write_file_atomically
+from keras_albert.utils.label_file import read_label_file
+from keras_albert.utils.progress import logged_step
+
+_logger = logging.getLogger(__name__)
+
+
+def read_texts(path, text_columns=("text",)):
+    """(texts, second texts or None) from `path`: the columns of a
+    .tsv/.csv/.jsonl table, else one text a line ("-": standard input);
+    blank lines are skipped, a BOM dropped."""
+    if path != STDIN and pathlib.Path(path).suffix.lower() in TABLE_SUFFIXES:
+        examples = read_text_examples(path, text_columns=tuple(text_columns), label_column=None)
+        return examples.texts, examples.text_pairs
+    data = sys.stdin.buffer.read() if path == STDIN else pathlib.Path(path).read_bytes()
+    where = "standard input" if path == STDIN else repr(path)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"`--texts` {where} is not UTF-8 text ({error.reason} at byte {error.start}); "
+            "save it as UTF-8, one text per line."
+        ) from None
+    # Lines end at "\n" ("\r\n" too), not at U+2028 inside a text.
+    texts = [line.strip() for line in text.split("\n")]
+    texts = [line for line in texts if line]
+    if not texts:
+        raise ValueError(f"`--texts` {where} holds no text: every line is blank.")
+    return texts, None
+
+
+def _softmax(logits):
+    shifted = np.exp(logits - logits.max(-1, keepdims=True))
+    return shifted / shifted.sum(-1, keepdims=True)
+
+
+class PresetClassifier:
+    """A text classifier preset on any backend; `probabilities(texts,
+    pairs, batch_size)` runs `AlbertClassifier.predict` (length-bucketed)."""
+
+    takes_pairs = None  # a preset does not record whether it was trained on pairs
+
+    def __init__(self, preset, sequence_length=None):
+        directory = pathlib.Path(resolve_preset(preset))
+        self.source = f"preset {preset!r}"
+        task_file = directory / "task.json"
+        if not task_file.is_file():
+            raise ValueError(
+                f"`--preset` {preset!r} holds no fine-tuned task (no task.json), so it has no classes "
+                "to predict: pass a text classifier, e.g. the preset/ that `finetune "
+                "--task=classification` writes."
+            )
+        try:
+            task = json.loads(task_file.read_text(encoding="utf-8"))
+            name = task["registered_name"].split(">")[-1]
+            num_classes = task["config"]["num_classes"] if name == AlbertClassifier.__name__ else None
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"`--preset` {preset!r}: {str(task_file)!r} is not a task config ({error}).") from None
+        if name != AlbertClassifier.__name__:
+            raise ValueError(
+                f"`--preset` {preset!r} holds {name} (its task.json); predict and evaluate take text classifiers "
+                f"({AlbertClassifier.__name__}, written by `finetune --task=classification`)."
+            )
+        if num_classes == 1:
+            raise ValueError(
+                f"`--preset` {preset!r} is a regressor (num_classes=1, `finetune --task=regression`); "
+                "predict and evaluate take classifiers, which have classes to name."
+            )
+        with logged_step(_logger, f"Loading {self.source}"):
+            kwargs = {}
+            if sequence_length is not None:
+                kwargs["preprocessor"] = AlbertTextClassifierPreprocessor.from_preset(
+                    str(directory), sequence_length=sequence_length)
+            self.model = AlbertClassifier.from_preset(str(directory), **kwargs)
+        activation = keras.activations.serialize(self.model.activation)
+        activation = activation if isinstance(activation, str) else activation.get("config", activation)
+        if activation not in ("linear", "softmax"):
+            raise ValueError(
+                f"`--preset` {preset!r} outputs {activation!r} activations; predict reads logits "
+                "(activation=None) or softmax probabilities.")
+        self._softmax = activation == "linear"
+        self.num_classes = self.model.num_classes
+        names = self.model.label_names
+        self.label_names = list(names) if names else [str(i) for i in range(self.model.num_classes)]
+
+    def probabilities(self, texts, pairs, batch_size):
+        x = list(texts) if pairs is None else (list(texts), list(pairs))
+        outputs = np.asarray(self.model.predict(x, batch_size=batch_size, verbose=0), "float64")
+        return _softmax(outputs) if self._softmax else outputs
+
+
+class SavedModelClassifier:
+    """A serving SavedModel (TensorFlow only) whose `serving_default` takes
+    `text` (and `text_pair`) and returns `probabilities`. Class names come
+    from its labels.txt, else from its `labels` output (the predicted
+    class's name); class ids otherwise."""
+
+    def __init__(self, directory):
+        import tensorflow as tf
+        import tensorflow_text  # noqa: F401 (registers the SentencePiece op)
+
+        from keras_albert.utils.native_notices import SAVED_MODEL_NOTICES
+        from keras_albert.utils.native_notices import notices_held_back
+
+        self._tf = tf
+        self.source = f"SavedModel {str(directory)!r}"
+        with logged_step(_logger, f"Loading {self.source}"), notices_held_back(SAVED_MODEL_NOTICES):
+            loaded = tf.saved_model.load(str(directory))
+        self._loaded = loaded  # keeps the signature's variables alive
+        serve = loaded.signatures.get("serving_default")
+        inputs = set(serve.structured_input_signature[1]) if serve is not None else set()
+        outputs = set(serve.structured_outputs) if serve is not None else set()
+        if "text" not in inputs or "probabilities" not in outputs:
+            raise ValueError(
+                f"`--saved_model` {str(directory)!r} is not a text classifier's serving SavedModel: its "
+                f"serving_default takes {sorted(inputs)} and returns {sorted(outputs)}; predict needs "
+                "`text` in and `probabilities` out (what `finetune --task=classification` exports)."
+            )
+        self._serve = serve
+        self._served_labels = "labels" in outputs
+        self.takes_pairs = "text_pair" in inputs
+        self.num_classes = int(serve.structured_outputs["probabilities"].shape[-1])
+        names = read_label_file(directory)
+        if names is not None and len(names) != self.num_classes:
+            raise ValueError(
+                f"`--saved_model` {str(directory)!r}: labels.txt names {len(names)} classes, the model "
+                f"predicts {self.num_classes}.")
+        self.label_names = names
+        self._seen = {}  # class id -> the name the model served for it
+
+    def _run(self, texts, pairs):
+        tf = self._tf
+        inputs = {"text": tf.constant(texts)}
+        if pairs is not None:
+            inputs["text_pair"] = tf.constant(pairs)
+        served = self._serve(**inputs)
+        probabilities = served["probabilities"].numpy().astype("float64")
+        if self._served_labels and self.label_names is None:
+            for class_id, name in zip(probabilities.argmax(-1), served["labels"].numpy()):
+                self._seen[int(class_id)] = name.decode("utf-8")
+        return probabilities
+
+    def probabilities(self, texts, pairs, batch_size):
+        # Batches of texts of similar length: the graph pads each batch to
+        # its longest text's bucket.
+        order = np.argsort([len(t) + (len(pairs[i]) if pairs is not None else 0) for i, t in enumerate(texts)],
+                           kind="stable")
+        result = np.zeros([len(texts), self.num_classes])
+        for start in range(0, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            result[rows] = self._run([texts[i] for i in rows], None if pairs is None else [pairs[i] for i in rows])
+        return result
+
+    def predicted_name(self, class_id):
+        """The name of a predicted class without labels.txt: as served, or the id."""
+        return self._seen.get(int(class_id), str(int(class_id)))
+
+
+def load_classifier(preset=None, saved_model=None, sequence_length=None):
+    """A `PresetClassifier` or a `SavedModelClassifier` (exactly one of
+    `preset` and `saved_model`)."""
+    if saved_model:
+        if sequence_length is not None:
+            raise ValueError(
+                "`--sequence_length` applies to `--preset`; a SavedModel keeps the length it was exported with.")
+        return SavedModelClassifier(saved_model)
+    return PresetClassifier(preset, sequence_length)
+
+
+def _check_pairs(classifier, pairs):
+    if classifier.takes_pairs is None:
+        return
+    if classifier.takes_pairs and pairs is None:
+        raise ValueError(
+            f"The {classifier.source} classifies text pairs (`text`, `text_pair`): pass a table "
+            "and two `--text_columns`.")
+    if not classifier.takes_pairs and pairs is not None:
+        raise ValueError(
+            f"The {classifier.source} classifies single texts; received two `--text_columns`.")
+
+
+def classify(classifier, texts, pairs=None, batch_size=32):
+    """Class probabilities [len(texts), classes] in the texts' order, run in
+    chunks; inputs longer than one chunk log their progress in texts."""
+    _check_pairs(classifier, pairs)
+    count, chunk = len(texts), batch_size * CHUNK_BATCHES
+    parts, start_time = [], time.monotonic()
+    _logger.info("Classifying %s texts in batches of %d with the %s", f"{count:,}", batch_size, classifier.source)
+    for start in range(0, count, chunk):
+        stop = min(start + chunk, count)
+        parts.append(classifier.probabilities(
+            texts[start:stop], None if pairs is None else pairs[start:stop], batch_size))
+        if count > chunk:
+            elapsed = time.monotonic() - start_time
+            left = elapsed / stop * (count - stop)
+            _logger.info("Texts classified: %s/%s (%d %%), %.0f s, about %.0f s left",
+                         f"{stop:,}", f"{count:,}", 100 * stop // count, elapsed, left)
+    return np.concatenate(parts)
+
+
+def predicted_names(classifier, probabilities):
+    """The name of each row's most probable class."""
+    ids = probabilities.argmax(-1)
+    if classifier.label_names is not None:
+        return [classifier.label_names[i] for i in ids]
+    return [classifier.predicted_name(i) for i in ids]
+
+
+def prediction_rows(classifier, texts, pairs, probabilities):
+    """One dict per text: text (text_pair), label, probability, and
+    probabilities by class name (class id where names are unknown)."""
+    labels = predicted_names(classifier, probabilities)
+    columns = classifier.label_names or [str(i) for i in range(probabilities.shape[1])]
+    rows = []
+    for index, (text, label, row) in enumerate(zip(texts, labels, probabilities)):
+        record = {"text": text}
+        if pairs is not None:
+            record["text_pair"] = pairs[index]
+        record.update({
+            "label": label,
+            "probability": round(float(row.max()), 6),
+            "probabilities": {name: round(float(p), 6) for name, p in zip(columns, row)},
+        })
+        rows.append(record)
+    return rows
+
+
+def format_rows(rows, output_format):
+    """The rows as JSON lines, or as TSV with a header (text, [text_pair,]
+    label, probability, then one `p(NAME)` column per class)."""
+    if output_format == "jsonl":
+        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
+    fixed = [key for key in rows[0] if key != "probabilities"]
+    writer.writerow(fixed + [f"p({name})" for name in rows[0]["probabilities"]])
+    for row in rows:
+        writer.writerow([row[key] for key in fixed] + list(row["probabilities"].values()))
+    return buffer.getvalue()
+
+
+def write_output(text, output):
+    """`text` to the file `output` (whole or not at all) or standard output."""
+    if output == STDOUT:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    write_file_atomically(output, text, name="--output")
+    _logger.info("Wrote %s", output)
+
+
+def predict_texts(settings):
+    """Classifies `settings.texts`; writes the rows to `settings.output`
+    and returns them (see `prediction_rows`)."""
+    check_predict_settings(settings)
+    texts, pairs = read_texts(settings.texts, settings.text_columns)
+    classifier = load_classifier(settings.preset, settings.saved_model, settings.sequence_length)
+    probabilities = classify(classifier, texts, pairs, settings.batch_size)
+    rows = prediction_rows(classifier, texts, pairs, probabilities)
+    write_output(format_rows(rows, output_format(settings)), settings.output)
+    return rows
