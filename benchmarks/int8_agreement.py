@@ -100,6 +100,8 @@ def build_files(task, sequence_length, calibration, check):
         try:
             reports[inputs] = export(task, path, "int8", sequence_length, check_texts=check,
                                      representative_texts=calibration, overwrite=True)
+            # A scratch file, gone after the run: its name, not this machine's path.
+            reports[inputs]["path"] = os.path.basename(path)
             with open(path, "rb") as file:
                 files[inputs, "int8"] = file.read()
             os.remove(path)

@@ -493,7 +493,7 @@ def main():
         "growth": growth,
         "cpu_growth": cpu_growth,
         "targets": verdicts,
-    })
+    }, threads={"tensorflow_intra_op": args.threads, "torch": args.threads})
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""What every benchmark records: the command, the date, the machine, spreads.
+"""What every benchmark records: the command, the date, the machine, the
+thread count, the library versions, spreads.
 
 Each script in benchmarks/ writes its result JSON with `write_result`, under
 `benchmarks/results/` unless told otherwise, so that a figure quoted in the
@@ -7,6 +8,7 @@ that the two agree).
 """
 
 import datetime
+import importlib.metadata
 import json
 import os
 import pathlib
@@ -14,8 +16,12 @@ import platform
 import statistics
 import sys
 
-RESULTS = pathlib.Path(__file__).resolve().parent / "results"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
 MIN_ROUNDS = 3
+# The libraries whose version moves a figure (installed ones are recorded).
+LIBRARIES = ("keras", "tensorflow", "keras-hub", "jax", "jaxlib", "torch",
+             "transformers", "numpy", "scikit-learn", "ai-edge-litert")
 
 
 def machine():
@@ -47,10 +53,50 @@ def machine():
     }
 
 
+def versions():
+    """The installed version of each library in LIBRARIES (read from the
+    installed metadata: nothing is imported)."""
+    found = {}
+    for name in LIBRARIES:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return found
+
+
+def threads_in_process():
+    """The thread counts this process computes with: TensorFlow's and torch's
+    when they are imported (TensorFlow's 0 means one per available core),
+    else the cores available."""
+    counts = {}
+    tf = sys.modules.get("tensorflow")
+    if tf is not None:
+        counts["tensorflow_intra_op"] = (
+            tf.config.threading.get_intra_op_parallelism_threads() or machine()["cores_available"])
+        counts["tensorflow_inter_op"] = tf.config.threading.get_inter_op_parallelism_threads()
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        counts["torch"] = torch.get_num_threads()
+    return counts or {"cores_available": machine()["cores_available"]}
+
+
+def relative_to_repository(value):
+    """`value` with the repository's absolute path made relative, in every
+    string it holds: a record names no directory of the machine it ran on."""
+    if isinstance(value, str):
+        return value.replace(str(ROOT) + os.sep, "").replace(str(ROOT), ".")
+    if isinstance(value, dict):
+        return {key: relative_to_repository(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [relative_to_repository(item) for item in value]
+    return value
+
+
 def command(argv=None):
     """The command line that produced the result, as it was typed."""
     argv = sys.argv if argv is None else argv
-    script = os.path.relpath(os.path.abspath(argv[0]), pathlib.Path(__file__).resolve().parents[1])
+    script = os.path.relpath(os.path.abspath(argv[0]), ROOT)
     return " ".join(["python", script] + list(argv[1:]))
 
 
@@ -78,10 +124,15 @@ def check_rounds(rounds, name="--rounds"):
               "do not quote this run", flush=True)
 
 
-def write_result(name_or_path, payload, argv=None):
-    """Writes `payload` plus command, UTC date and machine; returns the path.
+def write_result(name_or_path, payload, argv=None, threads=None):
+    """Writes `payload` plus command, UTC date, machine, thread count and
+    library versions; returns the path.
 
     `name_or_path` is a file name under benchmarks/results/ or a path.
+    `threads`: the thread count the measured work ran with where it ran in
+    other processes (default: this process's, `threads_in_process`); a
+    payload's own "threads" wins. Paths inside the repository are written
+    relative to it.
     The file is replaced whole (a killed run leaves the previous one), which
     scripts that record row by row and resume from the file rely on.
     """
@@ -95,8 +146,10 @@ def write_result(name_or_path, payload, argv=None):
         "command": command(argv),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine(),
+        "threads": threads if threads is not None else threads_in_process(),
+        "versions": versions(),
     }
-    record.update(payload)
+    record.update(relative_to_repository(payload))
     write_file_atomically(path, json.dumps(record, indent=2) + "\n", name="output")
     print(f"wrote {path}", flush=True)
     return path

@@ -262,7 +262,7 @@ def main():
         "rows": rows,
         "alloc_growth_last_over_first_depth": growth,
         "reversible_over_standard_alloc": {str(k): v for k, v in ratios.items()},
-    })
+    }, threads={"tensorflow_intra_op": args.threads})
 
 
 if __name__ == "__main__":

@@ -17,9 +17,12 @@ PyTorch's own default and its fastest setting here); the JSON records both.
     Austen sentences from the bundled data, in random order, batch 32.
     Ours: `AlbertClassifier.predict` (length-bucketed) and the serving
     SavedModel (raw strings in, bucketed inside the graph). Peers:
-    keras-hub's `AlbertTextClassifier.predict` (XLA on: 1.3x faster for it
-    in `backbone_speed.py`; its preprocessor pads every text to
-    `--length`, 128, keras-hub's only mode) and Hugging Face PyTorch
+    keras-hub's `AlbertTextClassifier.predict` (XLA on or off, whichever
+    was faster for it in this run; its preprocessor pads every text to
+    `--length`, 128, keras-hub's only mode), "keras-hub bucketed": the same
+    model given our buckets by hand (each bucket's texts predicted with its
+    preprocessor's `sequence_length` set to the bucket's length: the padding
+    ours gets, at the price of one call per bucket) and Hugging Face PyTorch
     `AlbertForSequenceClassification` (`torch.inference_mode`, fast
     tokenizer included in the time) with dynamic padding
     (`padding=True`: each batch padded to its longest text), measured two
@@ -31,8 +34,11 @@ PyTorch's own default and its fastest setting here); the JSON records both.
 (b) Training throughput, examples/s: `fit` on the same real texts (random
     labels), batch 32, Adam; ours feeds `bucketed_dataset` (full batches
     only) with its default `jit_compile` (off on CPU), keras-hub its
-    raw-string `fit` with XLA on. Compilation is warmed up first and not
-    timed; then `--rounds` interleaved epochs each.
+    raw-string `fit` with XLA on and off (the faster makes the row; forced
+    XLA was slower for its training in `backbone_speed.py`), and keras-hub
+    bucketed (one `fit` per bucket, padded to the bucket's length).
+    Compilation is warmed up first and not timed; then `--rounds`
+    interleaved epochs each.
 (c) Backbone forward FLOP/s (analytic FLOPs / median of the interleaved
     repeats, batch 8 x 128, no padding; each side with XLA on or off,
     whichever is faster for it) as a share of the CPU's fp32 peak (2 cores
@@ -41,7 +47,8 @@ PyTorch's own default and its fastest setting here); the JSON records both.
 
 Models have random weights (speed and parity do not depend on training)
 and ALBERT-base's shape (hidden 768, 12 heads, FFN 3072, embedding 128,
-one shared block, so base's parameters), run for `--layers` layers in (a)
+one shared block, so base's parameters; `--width` shrinks them for a smoke
+run), run for `--layers` layers in (a)
 and (b) so the suite fits its 10-minute budget on 2 shared cores, and for
 `--flops_layers` in (c) (12 = ALBERT-base depth). The vocabulary is the bundled
 `albert_tiny_en` SentencePiece model (8,000 pieces); texts are normalised
@@ -94,16 +101,17 @@ def real_texts(count, split, seed):
     return [normalize_text(text) for text in texts]
 
 
-def backbone_config(layers, vocabulary_size):
+def backbone_config(layers, vocabulary_size, width=768):
+    """ALBERT-base's shape at `width` (768: base; heads of 64, FFN 4x)."""
     return dict(
-        vocabulary_size=vocabulary_size, num_layers=layers, num_heads=12, embedding_dim=128,
-        hidden_dim=768, intermediate_dim=3072, max_sequence_length=512, dropout=0.0,
+        vocabulary_size=vocabulary_size, num_layers=layers, num_heads=max(1, width // 64), embedding_dim=128,
+        hidden_dim=width, intermediate_dim=4 * width, max_sequence_length=512, dropout=0.0,
     )
 
 
-def twin_backbones(layers, vocabulary_size):
+def twin_backbones(layers, vocabulary_size, width=768):
     """keras-hub's and our backbone with the same (random) weights."""
-    config = backbone_config(layers, vocabulary_size)
+    config = backbone_config(layers, vocabulary_size, width)
     theirs = keras_hub.models.AlbertBackbone(**config)
     ours = keras_albert.AlbertBackbone(**config)
     set_backbone_weights(ours, keras_hub_backbone_weights(theirs))
@@ -154,6 +162,45 @@ class Table:
                   f"{row['unit']:<11}{cell(row['ratio']):>19}x")
         print(f"minimum ratio: {min(row['ratio']['median'] for row in self.rows):.2f}x "
               "(target: every ratio >= 1.0)")
+
+
+def bucket_groups(lengths, shapes):
+    """{bucket length: indices of the texts ours runs at that length}."""
+    buckets = np.asarray(shapes)[np.searchsorted(shapes, lengths)]
+    return {int(shape): np.flatnonzero(buckets == shape) for shape in shapes if (buckets == shape).any()}
+
+
+def at_bucket_lengths(theirs, groups, run):
+    """`run(length, indices)` for every bucket with keras-hub's preprocessor
+    padding to that bucket's length; the preprocessor's length is restored."""
+    padded = theirs.preprocessor.sequence_length
+    try:
+        results = []
+        for length, indices in groups.items():
+            theirs.preprocessor.sequence_length = length
+            results.append((indices, run(length, indices)))
+        return results
+    finally:
+        theirs.preprocessor.sequence_length = padded
+
+
+def keras_hub_twin(theirs, jit, optimizer=None):
+    """A copy of keras-hub's classifier (same weights and preprocessor)
+    compiled with `jit_compile=jit`: one compiled model per setting, since
+    recompiling one model would retrace it inside the timed calls."""
+    backbone = keras_hub.models.AlbertBackbone.from_config(theirs.backbone.get_config())
+    backbone.set_weights(theirs.backbone.get_weights())
+    model = keras_hub.models.AlbertTextClassifier(backbone, num_classes=NUM_CLASSES,
+                                                  preprocessor=theirs.preprocessor)
+    model.output_dense.set_weights(theirs.output_dense.get_weights())
+    model.compile(optimizer=optimizer or "auto", jit_compile=jit)
+    return model
+
+
+def faster_setting(times):
+    """The jit_compile setting of `times` ({jit: [seconds]}) with the
+    smaller median."""
+    return min(times, key=lambda jit: statistics.median(times[jit]))
 
 
 def hugging_face_classifier(ours, proto, directory):
@@ -212,20 +259,32 @@ def serving_throughput(args, table, ours, theirs, proto, work):
                 outputs.append(hf_model(**encoded).logits.numpy())
         return np.concatenate(outputs)
 
+    groups = bucket_groups(lengths, shapes)
+    twins = {jit: keras_hub_twin(theirs, jit) for jit in (True, False)}
+
+    def keras_hub_predict(jit, bucketed=False):
+        model = twins[jit]
+        if not bucketed:
+            return model.predict(texts, batch_size=args.batch, verbose=0)
+        outputs = np.empty((len(texts), NUM_CLASSES), "float32")
+        for indices, logits in at_bucket_lengths(model, groups, lambda length, indices: model.predict(
+                [texts[i] for i in indices], batch_size=args.batch, verbose=0)):
+            outputs[indices] = logits
+        return outputs
+
     systems = {
         "ours predict": lambda: ours.predict(texts, batch_size=args.batch, verbose=0),
         "ours SavedModel": lambda: np.concatenate([serve(text=tf.constant(b))["logits"].numpy() for b in batches]),
-        "keras-hub predict": lambda: theirs.predict(texts, batch_size=args.batch, verbose=0),
+        "keras-hub predict XLA on": lambda: keras_hub_predict(True),
+        "keras-hub predict XLA off": lambda: keras_hub_predict(False),
+        "keras-hub bucketed XLA on": lambda: keras_hub_predict(True, bucketed=True),
+        "keras-hub bucketed XLA off": lambda: keras_hub_predict(False, bucketed=True),
         "HF PyTorch": hf_predict,
         "HF PyTorch sorted": lambda: hf_predict(sort=True),
     }
-    # Warm-up (tracing, XLA compilation of every shape): ours on all texts
-    # (all bucket shapes), keras-hub on one batch (its only shape), Hugging
-    # Face (eager) on all texts both ways.
-    outputs = {"ours predict": systems["ours predict"](), "ours SavedModel": systems["ours SavedModel"]()}
-    outputs["keras-hub predict"] = theirs.predict(texts[: args.batch], batch_size=args.batch, verbose=0)
-    outputs["HF PyTorch"] = hf_predict()
-    outputs["HF PyTorch sorted"] = hf_predict(sort=True)
+    # Warm-up (tracing, XLA compilation of every shape): every system on all
+    # texts (all shapes), Hugging Face (eager) both ways.
+    outputs = {name: function() for name, function in systems.items()}
     ids_ours = ours.preprocessor(texts)["token_ids"].numpy()
     ids_hf = hf_tokenizer(texts, padding="max_length", truncation=True, max_length=args.length)["input_ids"]
     print(f"    token ids differing from ours: Hugging Face {int((ids_ours != np.asarray(ids_hf)).any(-1).sum())} "
@@ -246,20 +305,33 @@ def serving_throughput(args, table, ours, theirs, proto, work):
             started = time.perf_counter()
             outputs[name] = function()
             times[name].append(time.perf_counter() - started)
+    # keras-hub with whichever XLA setting was faster for it in this run.
+    xla = {}
+    for peer in ("keras-hub predict", "keras-hub bucketed"):
+        jit = faster_setting({True: times[f"{peer} XLA on"], False: times[f"{peer} XLA off"]})
+        xla[peer] = jit
+        times[peer] = times[f"{peer} XLA {'on' if jit else 'off'}"]
+        outputs[peer] = outputs[f"{peer} XLA {'on' if jit else 'off'}"]
+        print(f"    {peer}: XLA {'on' if jit else 'off'} was faster for it "
+              f"({statistics.median(times[peer + ' XLA on']):.2f} s on, "
+              f"{statistics.median(times[peer + ' XLA off']):.2f} s off)", flush=True)
     rates = {name: [len(texts) / value for value in values] for name, values in times.items()}
     reference = outputs["keras-hub predict"]
     differences = {}
-    for name in ("ours predict", "ours SavedModel", "HF PyTorch", "HF PyTorch sorted"):
+    for name in ("ours predict", "ours SavedModel", "keras-hub bucketed", "HF PyTorch", "HF PyTorch sorted"):
         differences[name] = float(np.abs(outputs[name] - reference).max())
         print(f"    max |{name} - keras-hub| logits: {differences[name]:.2e}")
     worst = max(differences.values())
     print(f"    identical within 1e-4: {'yes' if worst <= 1e-4 else 'NO'}; torch threads "
           f"{torch.get_num_threads()}", flush=True)
     for ours_name in ("ours predict", "ours SavedModel"):
-        for peer in ("keras-hub predict", "HF PyTorch", "HF PyTorch sorted"):
+        for peer in ("keras-hub predict", "keras-hub bucketed", "HF PyTorch", "HF PyTorch sorted"):
             table.add(f"(a) serving {ours_name} vs {peer}", rates[ours_name], rates[peer], "texts/s",
                       [a / b for a, b in zip(rates[ours_name], rates[peer])])
     return {"texts": len(texts), "mean_pieces": float(np.mean(lengths)), "max_logit_difference": differences,
+            "keras_hub_jit_compile": xla,
+            "keras_hub_seconds": {name: spread(values) for name, values in times.items()
+                                  if name.startswith("keras-hub") and "XLA" in name},
             "torch_threads": torch.get_num_threads(),
             "hf_padded_positions_per_text": {k: float(sum(v) / len(texts)) for k, v in padded.items()}}
 
@@ -268,27 +340,49 @@ def training_throughput(args, table, ours, theirs):
     texts = real_texts(args.train_examples, "train", seed=2)
     labels = np.random.default_rng(0).integers(0, NUM_CLASSES, len(texts)).astype("int32")
     ours.compile(optimizer=keras.optimizers.Adam(1e-5))  # jit_compile: the measured default
-    theirs.compile(optimizer=keras.optimizers.Adam(1e-5), jit_compile=True)
     dataset = bucketed_dataset(ours.preprocessor, texts, labels, batch_size=args.batch, seed=0)
     steps = int(dataset.cardinality())
-    # Warm-up (XLA compiles every shape): one epoch for ours (its bucket
-    # shapes are the same every epoch), one batch for keras-hub (one shape).
+    lengths = np.asarray(ours.preprocessor(texts)["padding_mask"]).sum(-1)
+    groups = bucket_groups(lengths, bucket_lengths(args.length))
+    copies = {jit: keras_hub_twin(theirs, jit, keras.optimizers.Adam(1e-5)) for jit in (True, False)}
+
+    def keras_hub_epoch(model, bucketed):
+        if not bucketed:
+            return model.fit(texts, labels, batch_size=args.batch, epochs=1, verbose=0)
+        return at_bucket_lengths(model, groups, lambda length, indices: model.fit(
+            [texts[i] for i in indices], labels[indices], batch_size=args.batch, epochs=1, verbose=0))
+
+    peers = {f"keras-hub{' bucketed' if bucketed else ''} XLA {'on' if jit else 'off'}":
+             (lambda model=model, bucketed=bucketed: keras_hub_epoch(model, bucketed))
+             for jit, model in copies.items() for bucketed in (False, True)}
+    # Warm-up (XLA compiles every shape): one epoch each (the shapes are the
+    # same every epoch).
     seconds(lambda: ours.fit(dataset, epochs=1, verbose=0))
-    seconds(lambda: theirs.fit(texts[: args.batch], labels[: args.batch], batch_size=args.batch, verbose=0))
-    ours_rates, theirs_rates = [], []
+    for epoch in peers.values():
+        epoch()
+    ours_times, times = [], {name: [] for name in peers}
     for _ in range(args.rounds):  # interleaved epochs
-        ours_rates.append(len(texts) / seconds(lambda: ours.fit(dataset, epochs=1, verbose=0)))
-        theirs_rates.append(len(texts) / seconds(
-            lambda: theirs.fit(texts, labels, batch_size=args.batch, epochs=1, verbose=0)))
+        ours_times.append(seconds(lambda: ours.fit(dataset, epochs=1, verbose=0)))
+        for name, epoch in peers.items():
+            times[name].append(seconds(epoch))
     print(f"(b) {len(texts)} texts: {steps} bucketed batches (up to {args.batch}) for ours, "
-          f"{-(-len(texts) // args.batch)} batches padded to {args.length} for keras-hub", flush=True)
-    table.add("(b) training fit vs keras-hub fit", ours_rates, theirs_rates, "examples/s",
-              [a / b for a, b in zip(ours_rates, theirs_rates)])
-    return {"examples": len(texts), "ours_batches": steps}
+          f"{-(-len(texts) // args.batch)} batches padded to {args.length} for keras-hub "
+          f"(bucketed: {len(groups)} fits a round)", flush=True)
+    ours_rates = [len(texts) / value for value in ours_times]
+    xla = {}
+    for peer, label in (("keras-hub", "fit"), ("keras-hub bucketed", "bucketed fit")):
+        jit = faster_setting({True: times[f"{peer} XLA on"], False: times[f"{peer} XLA off"]})
+        xla[peer] = jit
+        theirs_rates = [len(texts) / value for value in times[f"{peer} XLA {'on' if jit else 'off'}"]]
+        print(f"    {peer}: XLA {'on' if jit else 'off'} was faster for it", flush=True)
+        table.add(f"(b) training fit vs keras-hub {label}", ours_rates, theirs_rates, "examples/s",
+                  [a / b for a, b in zip(ours_rates, theirs_rates)])
+    return {"examples": len(texts), "ours_batches": steps, "keras_hub_jit_compile": xla,
+            "keras_hub_seconds": {name: spread(values) for name, values in times.items()}}
 
 
 def forward_efficiency(args, table, vocabulary_size):
-    ours, theirs = twin_backbones(args.flops_layers, vocabulary_size)
+    ours, theirs = twin_backbones(args.flops_layers, vocabulary_size, args.width)
     rng = np.random.default_rng(0)
     batch, length = 8, args.length
     x = {
@@ -308,7 +402,7 @@ def forward_efficiency(args, table, vocabulary_size):
     for _ in range(args.flops_repeats):  # interleaved; the median counts
         for key, function in functions.items():
             times[key].append(seconds(lambda f=function: f(x).numpy()))
-    flops = forward_flops(batch, length, args.flops_layers)
+    flops = forward_flops(batch, length, args.flops_layers, hidden=args.width, intermediate=4 * args.width)
     each = {key: flops / statistics.median(values) / 1e9 for key, values in times.items()}
     # Each side with its faster setting (XLA or not).
     rate = {name: max(each[name, False], each[name, True]) for name in ("ours", "theirs")}
@@ -324,6 +418,8 @@ def forward_efficiency(args, table, vocabulary_size):
               [a / b for a, b in zip(ours_rates, theirs_rates)])
     return {"gflop_per_pass": flops / 1e9, "max_difference": float(difference),
             "xla": {name: jit for name, (_, jit) in best.items()},
+            "gflops_per_second_by_xla": {f"{'ours' if name == 'ours' else 'keras-hub'} XLA {'on' if jit else 'off'}":
+                                         value for (name, jit), value in each.items()},
             "share_of_peak": {name: rate[name] / PEAK_GFLOPS for name in rate}}
 
 
@@ -341,6 +437,8 @@ def main():
     parser.add_argument("--output", default="suite.json", help="under benchmarks/results/ unless a path")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--length", type=int, default=128, help="the peers' padded length")
+    parser.add_argument("--width", type=int, default=768,
+                        help="hidden size (768: ALBERT-base; heads of 64, FFN 4x); smaller for a smoke run")
     args = parser.parse_args()
     defaults = dict(layers=(2, 4), texts=(64, 192), train_examples=(64, 96), flops_layers=(2, 4))
     for name, (quick, full) in defaults.items():
@@ -357,7 +455,7 @@ def main():
     tokenizer = keras_albert.AlbertTokenizer.from_preset("albert_tiny_en")
     proto = tokenizer.proto
     vocabulary_size = tokenizer.vocabulary_size()
-    ours_backbone, theirs_backbone = twin_backbones(args.layers, vocabulary_size)
+    ours_backbone, theirs_backbone = twin_backbones(args.layers, vocabulary_size, args.width)
     ours = keras_albert.AlbertClassifier(
         ours_backbone, num_classes=NUM_CLASSES,
         preprocessor=keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=args.length),
@@ -369,8 +467,7 @@ def main():
         ),
     )
     theirs.output_dense.set_weights(ours.output_dense.get_weights())
-    theirs.compile(jit_compile=True)
-    print(f"ALBERT-base shape, {args.layers} layers in (a)/(b), {args.flops_layers} in (c); random weights; "
+    print(f"ALBERT-base shape (width {args.width}), {args.layers} layers in (a)/(b), {args.flops_layers} in (c); random weights; "
           f"vocabulary {vocabulary_size}; batch {args.batch}; keras-hub pads to {args.length}, Hugging Face "
           f"to each batch's longest (padding=True), ours buckets "
           f"{bucket_lengths(args.length)}; TF intra-op threads "

@@ -10,6 +10,10 @@ from keras_albert import layers  # noqa: F401
 from keras_albert import models  # noqa: F401
 from keras_albert import tokenizers  # noqa: F401
 from keras_albert.models.albert_backbone import AlbertBackbone  # noqa: F401
+from keras_albert.models.albert_causal_lm import AlbertCausalLM  # noqa: F401
+from keras_albert.models.albert_causal_lm_preprocessor import (  # noqa: F401
+    AlbertCausalLMPreprocessor,
+)
 from keras_albert.models.albert_classifier import AlbertClassifier  # noqa: F401
 from keras_albert.models.albert_masked_lm import AlbertMaskedLM  # noqa: F401
 from keras_albert.models.albert_masked_lm_preprocessor import (  # noqa: F401

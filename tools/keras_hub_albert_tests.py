@@ -239,12 +239,21 @@ def main(argv=None):
                         help="JSON file to write the results to")
     args = parser.parse_args(argv)
     results = run(args.keras_hub_source, args.backends)
-    results["command"] = " ".join(["python", "tools/keras_hub_albert_tests.py", *sys.argv[1:]])
-    text = json.dumps(results, indent=2) + "\n"
+    # The checkout's place on this machine stays out of the record: its
+    # commit is in "keras_hub_source".
+    arguments = [
+        "<keras-hub checkout>" if argument == args.keras_hub_source else argument
+        for argument in (sys.argv[1:] if argv is None else argv)
+    ]
+    print(json.dumps(results, indent=2))
     if args.output:
+        # Recorded as the benchmarks record: command, date, machine, thread
+        # count and library versions beside the results.
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from recording import write_result
+
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(text, encoding="utf-8")
-    print(text)
+        write_result(args.output.absolute(), results, argv=[__file__, *arguments])
     return 0
 
 

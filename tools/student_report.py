@@ -53,6 +53,21 @@ from keras_albert.export.tflite_export import token_features  # noqa: E402
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
+def path_for_the_record(preset, output):
+    """`preset` as the report records it: a name, or a path relative to the
+    repository or to the run's output directory; never an absolute path of
+    the machine the run was made on (outside both: its last two parts)."""
+    path = pathlib.Path(preset)
+    if not path.is_absolute():
+        return str(preset)
+    for base, prefix in ((ROOT, ""), (pathlib.Path(output).resolve(), "<output>/")):
+        try:
+            return prefix + str(path.resolve().relative_to(base))
+        except ValueError:
+            pass
+    return str(pathlib.Path("<elsewhere>", *path.parts[-2:]))
+
+
 def quickstart():
     """examples/quickstart.py as a module: its data and fine-tuning code."""
     spec = importlib.util.spec_from_file_location("quickstart", ROOT / "examples" / "quickstart.py")
@@ -150,7 +165,7 @@ def main():
             accuracy = qs.train_and_evaluate(classifier, data, schedule)
         if name == "teacher":
             teacher = classifier
-        row = {"preset": str(preset), "training": method,
+        row = {"preset": path_for_the_record(preset, output), "training": method,
                "backbone_parameters": backbone.count_params(),
                "classifier_parameters": classifier.count_params(),
                "accuracy": round(accuracy, 4),

@@ -1,6 +1,7 @@
 """Pure Keras layers for ALBERT (keras.ops only)."""
 
 from keras_albert.layers.activations import gelu_approximate
+from keras_albert.layers.causal_lm_head import AlbertCausalLMHead
 from keras_albert.layers.factorized_embedding import AlbertFactorizedEmbedding
 from keras_albert.layers.heads import AlbertMaskedLMHead
 from keras_albert.layers.heads import AlbertPooler

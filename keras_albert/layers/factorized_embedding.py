@@ -31,6 +31,9 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
         initializer_range: float, stddev of the truncated normal initializer.
         normalization: `"layer_norm"` (ALBERT) or `"no_norm"` (MobileBERT's
             element-wise scale and shift).
+        normalize: bool, normalise the summed embeddings (True, ALBERT).
+            GPT-2's pre-LN layout has no embedding LayerNorm: its first
+            block normalises its input.
 
     Example:
     >>> layer = AlbertFactorizedEmbedding(100, 8, 16, max_sequence_length=10)
@@ -49,10 +52,15 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
         layer_norm_epsilon=1e-12,
         initializer_range=0.02,
         normalization="layer_norm",
+        normalize=True,
         **kwargs,
     ):
         super().__init__(**kwargs)
         check_normalization(normalization)
+        if not isinstance(normalize, bool):
+            raise ValueError(
+                f"`normalize` must be True or False. Received: normalize={normalize!r}"
+            )
         for name, value in (
             ("vocabulary_size", vocabulary_size),
             ("embedding_dim", embedding_dim),
@@ -71,6 +79,7 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
         self.layer_norm_epsilon = layer_norm_epsilon
         self.initializer_range = initializer_range
         self.normalization = normalization
+        self.normalize = normalize
 
         initializer = albert_kernel_initializer(initializer_range)
         self.token_embedding = keras.layers.Embedding(
@@ -88,9 +97,11 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
             name="segment_embedding",
         )
         # Named "layer_norm" either way: existing checkpoints map onto it.
-        self.layer_norm = make_normalization(
-            normalization, layer_norm_epsilon, self.dtype_policy, "layer_norm"
-        )
+        self.layer_norm = None
+        if normalize:
+            self.layer_norm = make_normalization(
+                normalization, layer_norm_epsilon, self.dtype_policy, "layer_norm"
+            )
         self.dropout_layer = keras.layers.Dropout(
             dropout, dtype=self.dtype_policy, name="dropout"
         )
@@ -110,24 +121,28 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
             initializer=albert_kernel_initializer(self.initializer_range),
         )
         embedded_shape = tuple(token_ids_shape) + (self.embedding_dim,)
-        self.layer_norm.build(embedded_shape)
+        if self.layer_norm is not None:
+            self.layer_norm.build(embedded_shape)
         self.projection.build(embedded_shape)
         self.built = True
 
-    def call(self, token_ids, segment_ids, training=False):
+    def call(self, token_ids, segment_ids, training=False, start_index=0):
+        """`start_index`: position of the first token (a decoder's cached
+        step embeds one token at its place in the sequence)."""
         check_sequence_fits(token_ids, self.max_sequence_length)
         length = ops.shape(token_ids)[-1]
         # The variable's value, not the variable: JAX refuses a variable as
         # an operand of `ops.slice`.
         positions = ops.slice(
             ops.convert_to_tensor(self.position_embeddings),
-            (0, 0),
+            (start_index, 0),
             (length, self.embedding_dim),
         )
         x = self.token_embedding(token_ids)
         x = x + ops.cast(positions, x.dtype)[None, :, :]
         x = x + self.segment_embedding(segment_ids)
-        x = self.layer_norm(x)
+        if self.layer_norm is not None:
+            x = self.layer_norm(x)
         x = self.dropout_layer(x, training=training)
         return self.projection(x)
 
@@ -147,6 +162,7 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
                 "layer_norm_epsilon": self.layer_norm_epsilon,
                 "initializer_range": self.initializer_range,
                 "normalization": self.normalization,
+                "normalize": self.normalize,
             }
         )
         return config

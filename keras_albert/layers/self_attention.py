@@ -30,10 +30,37 @@ def masked_softmax(scores, padding_mask):
     """
     if padding_mask is None:
         return ops.softmax(scores, axis=-1)
-    keep = ops.cast(padding_mask, "bool")[:, None, None, :]
+    return softmax_over_kept(scores, ops.cast(padding_mask, "bool")[:, None, None, :])
+
+
+def softmax_over_kept(scores, keep):
+    """`masked_softmax` with any bool `keep` that broadcasts to `scores`
+    (padding and causal masks together)."""
     floor = ops.min(scores, axis=-1, keepdims=True) - MASK_MARGIN
     probabilities = ops.softmax(ops.where(keep, scores, floor), axis=-1)
     return ops.where(keep, probabilities, ops.zeros_like(probabilities))
+
+
+def causal_keep(query_length, key_length, start_index=0):
+    """Bool [query, key]: the query at position `start_index + q` sees the
+    keys at positions up to its own."""
+    query_positions = ops.arange(query_length, dtype="int32") + ops.cast(
+        start_index, "int32"
+    )
+    key_positions = ops.arange(key_length, dtype="int32")
+    return key_positions[None, :] <= query_positions[:, None]
+
+
+def attention_keep(padding_mask, causal, query_length, key_length, start_index=0):
+    """Bool [batch or 1, 1, query, key] of the keys each query may see, or
+    None when every key is visible."""
+    keep = None
+    if padding_mask is not None:
+        keep = ops.cast(padding_mask, "bool")[:, None, None, :]
+    if causal:
+        causal_mask = causal_keep(query_length, key_length, start_index)[None, None]
+        keep = causal_mask if keep is None else ops.logical_and(keep, causal_mask)
+    return keep
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -49,11 +76,16 @@ class AlbertSelfAttention(keras.layers.Layer):
     projection (`attention_1/output/dense` in Google's checkpoints) is part of
     the layer; dropout, residual and LayerNorm belong to the caller.
 
+    With `causal=True` a position sees only itself and earlier positions
+    (GPT-2's decoder), and `call_with_cache` decodes a few new positions
+    against cached keys and values of the earlier ones.
+
     Args:
         num_heads: int.
         hidden_dim: int, divisible by `num_heads`.
         attention_dropout: float, dropout on the attention probabilities.
         initializer_range: float.
+        causal: bool, mask later positions (default False: bidirectional).
 
     Example:
     >>> layer = AlbertSelfAttention(num_heads=2, hidden_dim=8)
@@ -67,9 +99,14 @@ class AlbertSelfAttention(keras.layers.Layer):
         hidden_dim,
         attention_dropout=0.0,
         initializer_range=0.02,
+        causal=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        if not isinstance(causal, bool):
+            raise ValueError(
+                f"`causal` must be True or False. Received: causal={causal!r}"
+            )
         check_positive_int("num_heads", num_heads)
         check_positive_int("hidden_dim", hidden_dim)
         check_divisible("hidden_dim", hidden_dim, "num_heads", num_heads)
@@ -79,6 +116,7 @@ class AlbertSelfAttention(keras.layers.Layer):
         self.head_dim = hidden_dim // num_heads
         self.attention_dropout = attention_dropout
         self.initializer_range = initializer_range
+        self.causal = causal
 
         def dense(name):
             return albert_dense(
@@ -99,21 +137,57 @@ class AlbertSelfAttention(keras.layers.Layer):
         self.built = True
 
     def call(self, hidden_states, padding_mask=None, training=False, return_attention=False):
+        length = ops.shape(hidden_states)[1]
+        query, key, value = self._project(hidden_states)
+        keep = attention_keep(padding_mask, self.causal, length, length)
+        return self._attend(query, key, value, keep, training, return_attention)
+
+    def call_with_cache(self, hidden_states, cache, cache_update_index, padding_mask=None):
+        """Attends the new positions `hidden_states` [batch, new, hidden],
+        which start at `cache_update_index`, to every cached position.
+
+        `cache` [batch, 2, max_length, heads, head_dim] holds the keys and
+        values of earlier positions; the new ones are written into it at
+        `cache_update_index`. `padding_mask` [batch, max_length] (optional)
+        masks cached keys. Returns `(output, cache)`. Positions after the
+        new ones are masked when the layer is causal, so a cache seeded
+        with a whole padded sequence is valid for every prefix of it.
+        """
+        query, key, value = self._project(hidden_states)
+        start = [0, cache_update_index, 0, 0]
+        key_cache = ops.slice_update(cache[:, 0], start, ops.cast(key, cache.dtype))
+        value_cache = ops.slice_update(cache[:, 1], start, ops.cast(value, cache.dtype))
+        keep = attention_keep(
+            padding_mask,
+            self.causal,
+            ops.shape(hidden_states)[1],
+            ops.shape(cache)[2],
+            cache_update_index,
+        )
+        output = self._attend(query, key_cache, value_cache, keep, False, False)
+        return output, ops.stack([key_cache, value_cache], axis=1)
+
+    def _project(self, hidden_states):
+        """Queries, keys and values [batch, seq, heads, head_dim]."""
         shape = ops.shape(hidden_states)
-        batch, length = shape[0], shape[1]
-        heads_shape = (batch, length, self.num_heads, self.head_dim)
+        heads_shape = (shape[0], shape[1], self.num_heads, self.head_dim)
         # Three GEMMs, not one over concatenated kernels: under XLA the
         # per-call concatenation and split cost more than they save
         # (benchmarks/suite.py row (c): 0.98x -> 1.04x keras-hub).
-        query, key, value = (
+        return tuple(
             ops.reshape(projection(hidden_states), heads_shape)
             for projection in (self.query, self.key, self.value)
         )
 
+    def _attend(self, query, key, value, keep, training, return_attention):
+        """Attention of `query` over `key`/`value` where `keep` allows it,
+        then the output projection."""
+        shape = ops.shape(query)
+        batch, length = shape[0], shape[1]
         if self._fused(training, return_attention):
             context = ops.dot_product_attention(
                 query, key, value,
-                mask=None if padding_mask is None else ops.cast(padding_mask, "bool")[:, None, None, :],
+                mask=keep,
                 scale=1.0 / math.sqrt(self.head_dim),
             )
             context = ops.reshape(context, (batch, length, self.hidden_dim))
@@ -123,7 +197,10 @@ class AlbertSelfAttention(keras.layers.Layer):
         scores = ops.einsum("bqnd,bknd->bnqk", query, key)
         # Softmax in float32 for stability under mixed precision.
         scores = ops.cast(scores, "float32")
-        probabilities = masked_softmax(scores, padding_mask)
+        if keep is None:
+            probabilities = ops.softmax(scores, axis=-1)
+        else:
+            probabilities = softmax_over_kept(scores, keep)
         dropped = self.dropout_layer(
             ops.cast(probabilities, self.compute_dtype), training=training
         )
@@ -162,6 +239,7 @@ class AlbertSelfAttention(keras.layers.Layer):
                 "hidden_dim": self.hidden_dim,
                 "attention_dropout": self.attention_dropout,
                 "initializer_range": self.initializer_range,
+                "causal": self.causal,
             }
         )
         return config

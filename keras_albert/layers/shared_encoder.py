@@ -1,6 +1,7 @@
 """ALBERT's encoder: a stack of post-LN blocks with cross-layer sharing."""
 
 import keras
+from keras import ops
 
 from keras_albert.layers.bottleneck_sublayers import bottleneck_sublayer_factories
 from keras_albert.layers.normalization import check_normalization
@@ -31,6 +32,14 @@ class AlbertEncoder(keras.layers.Layer):
     `activation="relu"`. The defaults build ALBERT's blocks unchanged;
     sharing works the same for both kinds of block.
 
+    Decoders (GPT-2 style, ALBERT's blocks only): `causal=True` lets each
+    position attend to itself and earlier positions only, under every
+    sharing strategy; `normalize_first=True` uses GPT-2's pre-LN blocks and
+    a final LayerNorm on the last output. `call_with_cache` then decodes new
+    positions against a key/value cache holding one entry per block run
+    (`num_cached_blocks`): shared weights see different inputs at every
+    layer, so their keys are not shared.
+
     Example:
     >>> encoder = AlbertEncoder(num_layers=4, num_heads=2, hidden_dim=8,
     ...                         intermediate_dim=16, num_groups=2)
@@ -58,10 +67,17 @@ class AlbertEncoder(keras.layers.Layer):
         normalization="layer_norm",
         bottleneck_dim=None,
         num_feedforward_stacks=1,
+        causal=False,
+        normalize_first=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
         check_normalization(normalization)
+        for name, value in (("causal", causal), ("normalize_first", normalize_first)):
+            if not isinstance(value, bool):
+                raise ValueError(
+                    f"`{name}` must be True or False. Received: {name}={value!r}"
+                )
         check_positive_int("num_feedforward_stacks", num_feedforward_stacks)
         if bottleneck_dim is not None:
             check_positive_int("bottleneck_dim", bottleneck_dim)
@@ -92,6 +108,8 @@ class AlbertEncoder(keras.layers.Layer):
         self.normalization = normalization
         self.bottleneck_dim = bottleneck_dim
         self.num_feedforward_stacks = num_feedforward_stacks
+        self.causal = causal
+        self.normalize_first = normalize_first
         # ALBERT's own blocks unless a MobileBERT option is asked for, so
         # every existing config builds exactly the model it built before.
         self.uses_bottleneck_blocks = (
@@ -104,6 +122,15 @@ class AlbertEncoder(keras.layers.Layer):
                 "MobileBERT-style blocks (`normalization`, `bottleneck_dim`, "
                 "`num_feedforward_stacks`) use full attention only. Received: "
                 f"attention={attention!r}"
+            )
+        if self.uses_bottleneck_blocks and (causal or normalize_first):
+            raise ValueError(
+                "`causal` and `normalize_first` need ALBERT's blocks, not "
+                "MobileBERT-style ones (`normalization`, `bottleneck_dim`, "
+                f"`num_feedforward_stacks`). Received: causal={causal}, "
+                f"normalize_first={normalize_first}, normalization="
+                f"{normalization!r}, bottleneck_dim={bottleneck_dim}, "
+                f"num_feedforward_stacks={num_feedforward_stacks}"
             )
 
         if self.uses_bottleneck_blocks:
@@ -134,6 +161,16 @@ class AlbertEncoder(keras.layers.Layer):
                 attention=attention,
                 attention_kwargs=self.attention_kwargs,
                 dtype=self.dtype_policy,
+                causal=causal,
+                normalize_first=normalize_first,
+            )
+        # GPT-2's pre-LN stack ends with a LayerNorm (`ln_f`).
+        self.final_layer_norm = None
+        if normalize_first:
+            self.final_layer_norm = keras.layers.LayerNormalization(
+                epsilon=layer_norm_epsilon,
+                dtype=self.dtype_policy,
+                name="final_layer_norm",
             )
         # One sublayer per distinct owner, created in first-use order so that
         # weight order is stable across runs.
@@ -159,7 +196,15 @@ class AlbertEncoder(keras.layers.Layer):
                 sublayer.build(narrow, hidden_states_shape)
             else:
                 sublayer.build(hidden_states_shape)
+        if self.final_layer_norm is not None:
+            self.final_layer_norm.build(hidden_states_shape)
         self.built = True
+
+    @property
+    def num_cached_blocks(self):
+        """Blocks run per call (layers x inner repetitions): one key/value
+        cache entry each."""
+        return self.num_layers * self.num_inner_repetitions
 
     def _block(self, owners, x, padding_mask, training, return_attention):
         """One block of the plan; returns `(output, probabilities or None)`."""
@@ -188,7 +233,35 @@ class AlbertEncoder(keras.layers.Layer):
             outputs.append(x)
             # The layer's last inner block stands for the layer.
             attention.append(probabilities)
+        outputs[-1] = self._finish(outputs[-1])
         return outputs, attention
+
+    def _finish(self, last_output):
+        if self.final_layer_norm is None:
+            return last_output
+        return self.final_layer_norm(last_output)
+
+    def call_with_cache(self, hidden_states, cache, cache_update_index, padding_mask=None):
+        """Runs new positions `hidden_states` [batch, new, hidden] starting
+        at `cache_update_index` against a key/value cache.
+
+        `cache` is [batch, num_cached_blocks, 2, max_length, heads,
+        head_dim], in the order blocks run. Returns `(sequence_output,
+        cache)`, the sequence output of the new positions only.
+        """
+        caches = []
+        x = hidden_states
+        for inner_plan in self.plan:
+            for attention_owner, feed_forward_owner in inner_plan:
+                x, block_cache = self.attention_sublayers[
+                    attention_owner
+                ].call_with_cache(
+                    x, cache[:, len(caches)], cache_update_index,
+                    padding_mask=padding_mask,
+                )
+                caches.append(block_cache)
+                x = self.feed_forward_sublayers[feed_forward_owner](x)
+        return self._finish(x), ops.stack(caches, axis=1)
 
     def call(self, hidden_states, padding_mask=None, training=False):
         return self._run(hidden_states, padding_mask, training, False)[0]
@@ -226,6 +299,8 @@ class AlbertEncoder(keras.layers.Layer):
                 "normalization": self.normalization,
                 "bottleneck_dim": self.bottleneck_dim,
                 "num_feedforward_stacks": self.num_feedforward_stacks,
+                "causal": self.causal,
+                "normalize_first": self.normalize_first,
             }
         )
         return config

@@ -12,7 +12,8 @@ class AlbertTransformerBlock(keras.layers.Layer):
     `AlbertEncoder` composes the two sublayers itself to share them across
     layers; this block is the unshared unit for users building their own
     stacks. `attention` selects the attention layer by name ("full" or
-    "lsh"), so LSH attention drops in.
+    "lsh"), so LSH attention drops in. `causal=True` masks later positions
+    (a decoder block); `normalize_first=True` is GPT-2's pre-LN layout.
 
     Example:
     >>> block = AlbertTransformerBlock(num_heads=2, hidden_dim=8,
@@ -33,6 +34,8 @@ class AlbertTransformerBlock(keras.layers.Layer):
         initializer_range=0.02,
         attention="full",
         attention_kwargs=None,
+        causal=False,
+        normalize_first=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -46,6 +49,8 @@ class AlbertTransformerBlock(keras.layers.Layer):
         self.initializer_range = initializer_range
         self.attention = attention
         self.attention_kwargs = dict(attention_kwargs or {})
+        self.causal = causal
+        self.normalize_first = normalize_first
         new_attention, new_feed_forward = sublayer_factories(
             num_heads=num_heads,
             hidden_dim=hidden_dim,
@@ -58,6 +63,8 @@ class AlbertTransformerBlock(keras.layers.Layer):
             attention=attention,
             attention_kwargs=self.attention_kwargs,
             dtype=self.dtype_policy,
+            causal=causal,
+            normalize_first=normalize_first,
         )
         self.attention_sublayer = new_attention("attention")
         self.feed_forward = new_feed_forward("feed_forward")
@@ -90,6 +97,8 @@ class AlbertTransformerBlock(keras.layers.Layer):
                 "initializer_range": self.initializer_range,
                 "attention": self.attention,
                 "attention_kwargs": self.attention_kwargs,
+                "causal": self.causal,
+                "normalize_first": self.normalize_first,
             }
         )
         return config

@@ -1,5 +1,8 @@
 """The two halves of a post-LN BERT block, kept apart so that ALBERT's
-sharing strategies can share one half across layers and not the other."""
+sharing strategies can share one half across layers and not the other.
+
+`normalize_first=True` gives GPT-2's pre-LN layout instead:
+`x + sublayer(LayerNorm(x))`."""
 
 import keras
 
@@ -27,6 +30,8 @@ class AlbertAttentionSublayer(keras.layers.Layer):
         layer_norm_epsilon: float.
         initializer_range: float.
         attention_kwargs: dict of extra arguments for the attention layer.
+        causal: bool, each position attends only to itself and earlier ones.
+        normalize_first: bool, pre-LN (GPT-2) instead of post-LN (BERT).
     """
 
     def __init__(
@@ -39,6 +44,8 @@ class AlbertAttentionSublayer(keras.layers.Layer):
         layer_norm_epsilon=1e-12,
         initializer_range=0.02,
         attention_kwargs=None,
+        causal=False,
+        normalize_first=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -53,6 +60,10 @@ class AlbertAttentionSublayer(keras.layers.Layer):
         self.layer_norm_epsilon = layer_norm_epsilon
         self.initializer_range = initializer_range
         self.attention_kwargs = dict(attention_kwargs or {})
+        self.causal = causal
+        self.normalize_first = normalize_first
+        # Passed only when set, so bidirectional layers keep their configs.
+        causal_kwargs = {"causal": True} if causal else {}
         self.attention_layer = make_attention(
             attention,
             num_heads=num_heads,
@@ -61,7 +72,7 @@ class AlbertAttentionSublayer(keras.layers.Layer):
             initializer_range=initializer_range,
             dtype=self.dtype_policy,
             name="self_attention",
-            **self.attention_kwargs,
+            **{**self.attention_kwargs, **causal_kwargs},
         )
         self.dropout_layer = keras.layers.Dropout(
             dropout, dtype=self.dtype_policy, name="dropout"
@@ -76,13 +87,16 @@ class AlbertAttentionSublayer(keras.layers.Layer):
         self.built = True
 
     def call(self, hidden_states, padding_mask=None, training=False, return_attention=False):
+        attention_input = (
+            self.layer_norm(hidden_states) if self.normalize_first else hidden_states
+        )
         if not return_attention:
             attended = self.attention_layer(
-                hidden_states, padding_mask=padding_mask, training=training
+                attention_input, padding_mask=padding_mask, training=training
             )
         elif isinstance(self.attention_layer, AlbertSelfAttention):
             attended, probabilities = self.attention_layer(
-                hidden_states, padding_mask=padding_mask, training=training,
+                attention_input, padding_mask=padding_mask, training=training,
                 return_attention=True,
             )
         else:
@@ -90,11 +104,32 @@ class AlbertAttentionSublayer(keras.layers.Layer):
                 "Attention probabilities need full attention (`attention='full'`). "
                 f"Received: attention={self.attention!r}"
             )
-        attended = self.dropout_layer(attended, training=training)
-        output = self.layer_norm(hidden_states + attended)
+        output = self._add_residual(hidden_states, attended, training)
         if return_attention:
             return output, probabilities
         return output
+
+    def call_with_cache(self, hidden_states, cache, cache_update_index, padding_mask=None):
+        """`call` for new positions against cached keys and values (see
+        `AlbertSelfAttention.call_with_cache`); returns `(output, cache)`."""
+        if not hasattr(self.attention_layer, "call_with_cache"):
+            raise ValueError(
+                "Decoding with a key/value cache needs full attention "
+                f"(`attention='full'`). Received: attention={self.attention!r}"
+            )
+        attention_input = (
+            self.layer_norm(hidden_states) if self.normalize_first else hidden_states
+        )
+        attended, cache = self.attention_layer.call_with_cache(
+            attention_input, cache, cache_update_index, padding_mask=padding_mask
+        )
+        return self._add_residual(hidden_states, attended, False), cache
+
+    def _add_residual(self, hidden_states, attended, training):
+        attended = self.dropout_layer(attended, training=training)
+        if self.normalize_first:
+            return hidden_states + attended
+        return self.layer_norm(hidden_states + attended)
 
     def compute_output_shape(self, hidden_states_shape, padding_mask_shape=None):
         return tuple(hidden_states_shape)
@@ -111,6 +146,8 @@ class AlbertAttentionSublayer(keras.layers.Layer):
                 "layer_norm_epsilon": self.layer_norm_epsilon,
                 "initializer_range": self.initializer_range,
                 "attention_kwargs": self.attention_kwargs,
+                "causal": self.causal,
+                "normalize_first": self.normalize_first,
             }
         )
         return config
@@ -127,6 +164,7 @@ class AlbertFeedForwardSublayer(keras.layers.Layer):
         dropout: float.
         layer_norm_epsilon: float.
         initializer_range: float.
+        normalize_first: bool, pre-LN (GPT-2) instead of post-LN (BERT).
     """
 
     def __init__(
@@ -137,6 +175,7 @@ class AlbertFeedForwardSublayer(keras.layers.Layer):
         dropout=0.0,
         layer_norm_epsilon=1e-12,
         initializer_range=0.02,
+        normalize_first=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -149,6 +188,7 @@ class AlbertFeedForwardSublayer(keras.layers.Layer):
         self.dropout = dropout
         self.layer_norm_epsilon = layer_norm_epsilon
         self.initializer_range = initializer_range
+        self.normalize_first = normalize_first
         initializer = albert_kernel_initializer(initializer_range)
         self.intermediate_dense = keras.layers.Dense(
             intermediate_dim,
@@ -179,6 +219,9 @@ class AlbertFeedForwardSublayer(keras.layers.Layer):
         self.built = True
 
     def call(self, hidden_states, training=False):
+        if self.normalize_first:
+            x = self.output_dense(self.intermediate_dense(self.layer_norm(hidden_states)))
+            return hidden_states + self.dropout_layer(x, training=training)
         x = self.output_dense(self.intermediate_dense(hidden_states))
         x = self.dropout_layer(x, training=training)
         return self.layer_norm(hidden_states + x)
@@ -196,6 +239,7 @@ class AlbertFeedForwardSublayer(keras.layers.Layer):
                 "dropout": self.dropout,
                 "layer_norm_epsilon": self.layer_norm_epsilon,
                 "initializer_range": self.initializer_range,
+                "normalize_first": self.normalize_first,
             }
         )
         return config
@@ -213,6 +257,8 @@ def sublayer_factories(
     attention,
     attention_kwargs,
     dtype,
+    causal=False,
+    normalize_first=False,
 ):
     """Returns `(new_attention(name), new_feed_forward(name))` that build
     the two halves of a block with one set of hyperparameters, so blocks
@@ -228,6 +274,8 @@ def sublayer_factories(
             layer_norm_epsilon=layer_norm_epsilon,
             initializer_range=initializer_range,
             attention_kwargs=attention_kwargs,
+            causal=causal,
+            normalize_first=normalize_first,
             dtype=dtype,
             name=name,
         )
@@ -240,6 +288,7 @@ def sublayer_factories(
             dropout=dropout,
             layer_norm_epsilon=layer_norm_epsilon,
             initializer_range=initializer_range,
+            normalize_first=normalize_first,
             dtype=dtype,
             name=name,
         )

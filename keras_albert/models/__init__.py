@@ -8,6 +8,8 @@ Importing any module of this package registers our presets, so
 """
 
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.albert_causal_lm import AlbertCausalLM
+from keras_albert.models.albert_causal_lm_preprocessor import AlbertCausalLMPreprocessor
 from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.models.albert_masked_lm import AlbertMaskedLM
 from keras_albert.models.albert_masked_lm_preprocessor import AlbertMaskedLMPreprocessor

@@ -78,6 +78,13 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
         reversible: bool, Reformer's reversible residual blocks (see
             `AlbertReversibleEncoder`): training memory does not grow with
             depth; needs dropout 0. Same weights as the standard encoder.
+        causal: bool, each position attends only to itself and earlier
+            positions (a GPT-2-style decoder, for `AlbertCausalLM`), under
+            every sharing strategy. Needs the factorized embedding and the
+            standard encoder.
+        normalize_first: bool, GPT-2's pre-LN layout: no embedding
+            LayerNorm, `x + sublayer(LayerNorm(x))` blocks and a final
+            LayerNorm (what a converted GPT-2 checkpoint needs).
         dtype: dtype or dtype policy.
 
     The MobileBERT options (`activation="relu"` too) combine with every
@@ -126,10 +133,21 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
         num_feedforward_stacks=1,
         embedding_type="factorized",
         reversible=False,
+        causal=False,
+        normalize_first=False,
         dtype=None,
         **kwargs,
     ):
         check_choice("embedding_type", embedding_type, EMBEDDING_TYPES)
+        if (causal or normalize_first) and (embedding_type != "factorized" or reversible):
+            # The trigram embedding reads the next token; the reversible
+            # encoder has its own residual layout.
+            raise ValueError(
+                "`causal` and `normalize_first` need embedding_type='factorized' "
+                f"and reversible=False. Received: causal={causal!r}, "
+                f"normalize_first={normalize_first!r}, "
+                f"embedding_type={embedding_type!r}, reversible={reversible!r}"
+            )
         if attention_dropout is None:
             attention_dropout = dropout
         lsh = {
@@ -156,6 +174,8 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
         embedding_kwargs = {}
         if normalization != "layer_norm" or embedding_type != "factorized":
             embedding_kwargs["normalization"] = normalization
+        if normalize_first:
+            embedding_kwargs["normalize"] = False
         self.embeddings = embedding_cls(
             vocabulary_size=vocabulary_size,
             embedding_dim=embedding_dim,
@@ -190,6 +210,11 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
             num_feedforward_stacks=num_feedforward_stacks,
             dtype=dtype,
             name="encoder",
+            **(
+                {"causal": causal, "normalize_first": normalize_first}
+                if causal or normalize_first
+                else {}
+            ),
         )
         self.pooler = AlbertPooler(
             hidden_dim,
@@ -249,6 +274,8 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
         self.num_feedforward_stacks = num_feedforward_stacks
         self.embedding_type = embedding_type
         self.reversible = reversible
+        self.causal = causal
+        self.normalize_first = normalize_first
 
     def distillation_outputs(self, inputs, training=False):
         """Every intermediate a distiller compares, with the same weights.
@@ -316,6 +343,8 @@ class AlbertBackbone(PresetResolutionMixin, Backbone):
                 "num_feedforward_stacks": self.num_feedforward_stacks,
                 "embedding_type": self.embedding_type,
                 "reversible": self.reversible,
+                "causal": self.causal,
+                "normalize_first": self.normalize_first,
             }
         )
         return config
