@@ -74,25 +74,26 @@ def load_task(name, train_size=None, seed=0, directory=BUILT_TASKS_DIR):
     None: the task's default) in a seeded order, and its whole test split."""
     if name not in TASK_NAMES:
         raise SystemExit(f"unknown task {name!r}; the suite's tasks: {', '.join(TASK_NAMES)}")
+    train_size = DEFAULT_TRAIN_SIZES[name] if train_size is None else train_size
     if name == "supersense":
         from keras_albert import datasets
 
+        # The sample make demo draws with the same seed.
         label_names = datasets.supersense_labels(pos="n")
-        train_texts, train_labels = datasets.load_supersense("train", pos="n")
-        test_texts, test_labels = datasets.load_supersense("test", pos="n")
+        train_texts, train_labels, test_texts, test_labels = datasets.supersense_split_sample(
+            train_size, 0, seed=seed, held_out="test")
     else:
         label_names, train_texts, train_labels, test_texts, test_labels = _built_task(
             name, directory)
-    train_size = DEFAULT_TRAIN_SIZES[name] if train_size is None else train_size
-    # Files are ordered by class: every seed trains on its own random order.
-    order = np.random.default_rng(seed).permutation(len(train_texts))
-    if train_size:
-        order = order[:train_size]
+        # Files are ordered by class: every seed trains on its own random order.
+        order = np.random.default_rng(seed).permutation(len(train_texts))[:train_size or None]
+        train_texts = [train_texts[i] for i in order]
+        train_labels = np.asarray(train_labels)[order]
     return TransferTask(
         name=name,
         label_names=list(label_names),
-        train_texts=[train_texts[i] for i in order],
-        train_labels=np.asarray(train_labels)[order],
+        train_texts=list(train_texts),
+        train_labels=np.asarray(train_labels),
         test_texts=list(test_texts),
         test_labels=np.asarray(test_labels),
         sequence_length=SEQUENCE_LENGTHS[name],

@@ -113,11 +113,12 @@ def test_callers_share_supersense_split_sample():
     import pathlib
 
     root = pathlib.Path(__file__).resolve().parents[2]
-    for path in ("examples/quickstart.py", "benchmarks/transfer.py",
+    for path in ("examples/quickstart.py", "benchmarks/transfer_tasks.py",
                  "tests/models/test_bundled_preset_transfer.py"):
         source = (root / path).read_text()
         assert "supersense_split_sample(" in source, path
-        assert "permutation(" not in source, path
+    for path in ("examples/quickstart.py", "tests/models/test_bundled_preset_transfer.py"):
+        assert "permutation(" not in (root / path).read_text(), path
 
 
 def test_held_out_sample_is_spread_prefix_stable_and_the_split_sample():
@@ -136,3 +137,11 @@ def test_held_out_sample_is_spread_prefix_stable_and_the_split_sample():
     for count in (0, 10**6, 2.5, True):
         with pytest.raises(ValueError, match=f"count={count!r}"):
             datasets.supersense_held_out_sample(count)
+
+
+def test_split_sample_scores_on_the_test_split_on_request():
+    _, _, test_texts, test_labels = datasets.supersense_split_sample(10, 0, held_out="test")
+    texts, labels = datasets.load_supersense("test", pos="n")
+    assert test_texts == texts and test_labels.tolist() == labels
+    with pytest.raises(ValueError, match=r"held_out='train'"):
+        datasets.supersense_split_sample(10, 0, held_out="train")
