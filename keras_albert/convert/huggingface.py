@@ -169,10 +169,15 @@ def convert_huggingface(src, dst, overwrite=False):
     check_source(src)
     config_path = src / "config.json"
     raw = read_json_config(config_path)
+    if raw.get("model_type") == "gpt2":
+        # GPT-2 becomes an AlbertCausalLM with nothing shared (issue 37).
+        from keras_albert.convert.huggingface_gpt2 import convert_huggingface_gpt2
+
+        return convert_huggingface_gpt2(src, dst, overwrite=overwrite)
     if raw.get("model_type", "albert") != "albert":
         raise ValueError(
             f"{str(config_path)!r} describes model_type={raw['model_type']!r}; "
-            "only 'albert' converts."
+            "only 'albert' and 'gpt2' convert."
         )
     config = albert_config_to_ours(raw, "hf", source=f"{str(config_path)!r}")
     with logged_step(_logger, f"Reading the Hugging Face weights in {str(src)!r}"):
