@@ -62,10 +62,59 @@ def fail(message):
     raise Exit(2)
 
 
+# absl's help for a flag made by `flags.DEFINE_alias`.
+_ALIAS_HELP = re.compile(r"Alias for --(\w+)\.")
+
+
+def hide_in_help(flag):
+    """Parsed, but not listed in --help: another spelling of a flag whose
+    help names it."""
+    flag.hidden_in_help = True
+    return flag
+
+
+def _alias_of(flag, flag_values):
+    match = _ALIAS_HELP.fullmatch(flag.help or "")
+    return flag_values[match.group(1)] if match and match.group(1) in flag_values else None
+
+
+def _hidden_flags(flag_values):
+    """Names of the flags --help leaves out: aliases and flags marked with
+    `hide_in_help`."""
+    return {
+        name for name in flag_values
+        if _alias_of(flag_values[name], flag_values) is not None
+        or getattr(flag_values[name], "hidden_in_help", False)
+    }
+
+
+def _name_aliases(flag_values):
+    """Each aliased flag's help ends "(also --ALIAS)", in place of the
+    alias's own entry."""
+    for name in list(flag_values):
+        original = _alias_of(flag_values[name], flag_values)
+        if original is not None:
+            original.help = f"{original.help} (also --{name})"
+
+
+def _without_flags(help_text, names):
+    """absl's flag list without the entries of `names` (an entry is its
+    `  --name: ...` line and the more-indented lines under it)."""
+    kept, skipping = [], False
+    for line in help_text.split("\n"):
+        entry = re.match(r"  (?:-\w,)?--(?:\[no\])?(\w+):", line)
+        if entry:
+            skipping = entry.group(1) in names
+        if not skipping:
+            kept.append(line)
+    return "\n".join(kept)
+
+
 def command_flags(module):
     """A FlagValues with `module`'s flags, help flags and absl's flags."""
     flag_values = flags.FlagValues()
     module.define_flags(flag_values)
+    _name_aliases(flag_values)
     for name in list(flag_values):
         # absl files a flag under the module that called DEFINE_*; --help
         # lists the command's flags even if a helper defined them.
@@ -222,6 +271,7 @@ def command_help(program, module, flag_values, full=False):
     # absl heads each module's list with the module's name; the command's
     # own list reads better as "flags:".
     own = flag_values.module_help(module.__name__).strip().split("\n", 1)[1]
+    own = _without_flags(own, _hidden_flags(flag_values))
     sections = [f"usage: {program} --flag=value ...", "", module.__doc__.strip(), "", "flags:", own]
     if full:
         others = sorted(set(flag_values.flags_by_module_dict()) - {module.__name__})

@@ -22,6 +22,7 @@ from keras_albert.cli.flag_types import define_tensorboard_flags
 from keras_albert.cli.flag_types import settings_from_flags
 from keras_albert.cli.flag_types import tensorboard
 from keras_albert.pipelines.distillation_settings import DistillationSettings
+from keras_albert.pipelines.pretraining_settings import check_local_corpus
 
 HELP = "distill a small (MobileBERT-style) student from a teacher preset"
 
@@ -78,6 +79,11 @@ def define_flags(flag_values):
 
 def settings_from(flag_values):
     return settings_from_flags(DistillationSettings, flag_values, tensorboard=tensorboard(flag_values))
+
+
+def check_inputs(flag_values):
+    """Before TensorFlow is imported: the corpus files exist."""
+    check_local_corpus(flag_values.corpus)
 
 
 def run(flag_values):

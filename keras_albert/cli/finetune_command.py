@@ -34,6 +34,7 @@ from keras_albert.cli.flag_types import settings_from_flags
 from keras_albert.cli.flag_types import tensorboard
 from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
 from keras_albert.pipelines.finetuning_settings import FinetuneSettings
+from keras_albert.pipelines.finetuning_settings import check_finetune_files
 
 HELP = "fine-tune a preset on classification, regression, SQuAD, RACE or CoNLL data"
 
@@ -100,6 +101,11 @@ def define_flags(flag_values):
 
 def settings_from(flag_values):
     return settings_from_flags(FinetuneSettings, flag_values, tensorboard=tensorboard(flag_values))
+
+
+def check_inputs(flag_values):
+    """Before TensorFlow is imported: the input files exist."""
+    check_finetune_files(settings_from(flag_values))
 
 
 def run(flag_values):

@@ -4,6 +4,8 @@ import dataclasses
 
 from absl import flags
 
+from keras_albert.cli.command_line import hide_in_help
+
 _TRUE = ("true", "t", "1", "yes", "on")
 _FALSE = ("false", "f", "0", "no", "off")
 
@@ -30,8 +32,12 @@ def define_boolean(name, default, help, flag_values):
 def define_tensorboard_flags(flag_values, default):
     """--tensorboard=BOOL, and --no_tensorboard as the commands have always
     spelt it (absl's own negation is --notensorboard)."""
-    define_boolean("tensorboard", default, "write TensorBoard logs to OUTPUT/logs", flag_values)
-    define_boolean("no_tensorboard", False, "same as --tensorboard=false", flag_values)
+    define_boolean("tensorboard", default,
+                   "write TensorBoard logs to OUTPUT/logs (off: --notensorboard or --no_tensorboard)",
+                   flag_values)
+    define_boolean("no_tensorboard", False, "same as --notensorboard", flag_values)
+    # One flag in --help: --[no]tensorboard.
+    hide_in_help(flag_values["no_tensorboard"])
 
 
 def tensorboard(flag_values):

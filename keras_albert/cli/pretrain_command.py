@@ -11,8 +11,11 @@ from absl import flags
 from keras_albert.cli.flag_choices import PRECISION_POLICIES
 from keras_albert.cli.flag_choices import STRATEGY_NAMES
 from keras_albert.cli.flag_types import define_boolean
+from keras_albert.cli.flag_types import define_tensorboard_flags
 from keras_albert.cli.flag_types import settings_from_flags
+from keras_albert.cli.flag_types import tensorboard
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings
+from keras_albert.pipelines.pretraining_settings import check_local_corpus
 
 HELP = "pretrain ALBERT on a text corpus and write a preset"
 
@@ -87,6 +90,13 @@ def define_flags(flag_values):
     flags.DEFINE_integer("eval_seed", None,
                          "seed of the held-out instances (default: --seed + 1); fix it to compare "
                          "runs of other seeds on the same held-out instances", flag_values=fv)
+    define_tensorboard_flags(fv, defaults.tensorboard)
+
+
+def check_inputs(flag_values):
+    """Before TensorFlow is imported: the corpus files exist."""
+    check_local_corpus(flag_values.corpus)
+    check_local_corpus(flag_values.eval_corpus, "eval_corpus")
 
 
 def run(flag_values):
@@ -99,5 +109,6 @@ def run(flag_values):
         PretrainingSettings, flag_values,
         corpus=expand_corpus(flag_values.corpus),
         eval_corpus=expand_corpus(eval_corpus, "eval_corpus") if eval_corpus else None,
+        tensorboard=tensorboard(flag_values),
     )
     return run_pretraining(settings)

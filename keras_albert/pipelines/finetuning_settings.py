@@ -2,6 +2,7 @@
 the defaults for its flags without importing TensorFlow."""
 
 import dataclasses
+import pathlib
 
 from keras_albert.pipelines.classifier_recipe import ClassifierRecipe
 
@@ -71,3 +72,14 @@ class FinetuneSettings:
     distill_alpha: float = 0.5
     # TensorBoard logs in OUTPUT/logs (training and evaluation per epoch).
     tensorboard: bool = True
+
+
+def check_finetune_files(settings):
+    """The input files exist (the messages `run_finetuning` gives). Cheap:
+    the CLI runs it before importing TensorFlow."""
+    names = [] if settings.tfds else ["train", "eval"]
+    for name in names:
+        if not pathlib.Path(getattr(settings, name)).exists():
+            raise FileNotFoundError(f"`--{name}` does not exist: {getattr(settings, name)!r}")
+    if settings.transfer_texts and not pathlib.Path(settings.transfer_texts).is_file():
+        raise FileNotFoundError(f"`--transfer_texts` does not exist: {settings.transfer_texts!r}")

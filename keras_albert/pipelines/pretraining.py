@@ -573,7 +573,7 @@ def run_pretraining(settings):
         checkpoint_dir=output / "checkpoints",
         checkpoint_every=settings.checkpoint_every,
         callbacks=[
-            *pretraining_inputs.tensorboard_callbacks(output / "logs"),
+            *(pretraining_inputs.tensorboard_callbacks(output / "logs") if settings.tensorboard else []),
             CurveLog(output / "curve.jsonl", settings.checkpoint_every,
                      settings.batch_size * settings.max_seq_length),
             *([budget] if budget is not None else []),

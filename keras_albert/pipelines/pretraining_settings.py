@@ -2,6 +2,7 @@
 the defaults for its flags without importing TensorFlow."""
 
 import dataclasses
+import glob
 
 
 @dataclasses.dataclass
@@ -62,3 +63,15 @@ class PretrainingSettings:
     # checkpoint that leaves time for the held-out evaluation and the
     # preset; the same command continues (a lent accelerator's minutes).
     time_budget_minutes: float = None
+    # TensorBoard logs in OUTPUT/logs.
+    tensorboard: bool = True
+
+
+def check_local_corpus(patterns, name="corpus"):
+    """Every local pattern (file or glob) names at least one file; remote
+    ones (gs://...) are left to `pipelines.pretraining.expand_corpus`, which
+    reads them through TensorFlow. Cheap: the CLI runs it before importing
+    TensorFlow."""
+    for pattern in patterns or ():
+        if "://" not in pattern and not glob.glob(pattern):
+            raise FileNotFoundError(f"`{name}` entry {pattern!r} matches no file.")

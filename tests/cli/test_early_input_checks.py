@@ -1,0 +1,82 @@
+"""Missing input files are refused before TensorFlow is imported (0.5 s,
+not the 10 s its import takes), and one flag spelling per flag in --help."""
+
+import subprocess
+import sys
+
+import pytest
+
+from keras_albert.cli.flag_types import tensorboard
+from keras_albert.cli.main import main
+from keras_albert.cli.main import parse
+
+ROOT = __file__.rsplit("/tests/", 1)[0]
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["finetune", "--preset=albert_tiny_en", "--task=classification", "--train=missing.tsv",
+      "--eval=missing.tsv", "--output=out"], "error: `--train` does not exist: 'missing.tsv'"),
+    (["pretrain", "--corpus", "missing*.txt", "--output=out"], "error: `corpus` entry 'missing*.txt' matches no file."),
+    (["distill", "--teacher=albert_tiny_en", "--student_config={}", "--corpus=missing.txt", "--output=out"],
+     "error: `corpus` entry 'missing.txt' matches no file."),
+    (["predict", "--preset=albert_tiny_en_student_supersense", "--texts=missing.txt"],
+     "error: `--texts` 'missing.txt' does not exist."),
+    (["evaluate", "--preset=albert_tiny_en_student_supersense", "--data=missing.tsv"],
+     "error: `--data` 'missing.tsv' does not exist."),
+])
+def test_missing_files_answer_before_tensorflow_is_imported(tmp_path, arguments, message):
+    # `-X importtime` lists every module imported, on stderr.
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "keras_albert", *arguments],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                            env={"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if not line.startswith("import time:")]
+    assert lines == [message]
+    imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+    assert "tensorflow" not in imported and "keras" not in imported
+    assert not (tmp_path / "out").exists() and result.stdout == ""
+
+
+@pytest.mark.parametrize("command, required", [
+    ("finetune", ["--preset=p", "--task=classification", "--train=t", "--eval=e", "--output=o"]),
+    ("pretrain", ["--corpus=c", "--output=o"]),
+    ("distill", ["--teacher=t", "--student_config={}", "--corpus=c", "--output=o"]),
+])
+def test_one_tensorboard_flag_in_help_and_every_spelling_parses(command, required, capsys):
+    assert main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--[no]tensorboard: write TensorBoard logs to OUTPUT/logs (off: --notensorboard" in out
+    assert "--[no]no_tensorboard" not in out and "  --no_tensorboard:" not in out
+    for spelling, expected in [([], True), (["--notensorboard"], False), (["--no_tensorboard"], False),
+                               (["--tensorboard=no"], False)]:
+        assert tensorboard(parse([command, *required, *spelling]).flag_values) is expected
+
+
+def test_aliases_are_shown_on_their_flag(capsys):
+    assert main(["pretrain", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "  --vocab_size: SentencePiece pieces (also --vocabulary_size)\n" in out
+    assert "--vocabulary_size:" not in out
+    parsed = parse(["pretrain", "--corpus=c", "--output=o", "--vocabulary_size=500"])
+    assert parsed.flag_values.vocab_size == 500
+
+
+def test_top_level_help_names_every_command(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    commands = ["pretrain", "finetune", "convert", "export", "distill", "publish", "predict", "evaluate"]
+    assert f"ALBERT for Keras 3: {', '.join(commands)}." in out
+    for command in commands:
+        assert f"\n    {command} " in out
+
+
+@pytest.mark.large
+def test_pretrain_without_tensorboard_writes_no_logs(tmp_path):
+    from tests.cli.test_pretrain_command import _arguments
+    from tests.cli.test_pretrain_command import _write_corpus
+
+    corpus = _write_corpus(tmp_path / "corpus.txt", documents=10)
+    output = tmp_path / "run"
+    assert main(_arguments(corpus, output, train_steps=4, checkpoint_every=4) + ["--notensorboard"]) == 0
+    assert (output / "preset" / "config.json").is_file()
+    assert not list(output.rglob("events.out.tfevents.*"))
