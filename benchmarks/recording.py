@@ -13,6 +13,7 @@ import json
 import os
 import pathlib
 import platform
+import re
 import statistics
 import sys
 
@@ -85,7 +86,9 @@ def relative_to_repository(value):
     """`value` with the repository's absolute path made relative, in every
     string it holds: a record names no directory of the machine it ran on."""
     if isinstance(value, str):
-        return value.replace(str(ROOT) + os.sep, "").replace(str(ROOT), ".")
+        # The root followed by a separator, or standing alone (not /work/main2).
+        return re.sub(re.escape(str(ROOT)) + r"(/|(?![\w.-]))",
+                      lambda match: "" if match.group(1) else ".", value)
     if isinstance(value, dict):
         return {key: relative_to_repository(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
