@@ -48,6 +48,7 @@ COMMANDS = {
     "publish": "keras_albert.cli.publish_command",
     "predict": "keras_albert.cli.predict_command",
     "evaluate": "keras_albert.cli.evaluate_command",
+    "generate": "keras_albert.cli.generate_command",
 }
 Command = collections.namedtuple("Command", ["name", "module", "flag_values"])
 _logger = logging.getLogger(__name__)

@@ -209,7 +209,7 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
             raise ValueError(
                 f"`use_cache` must be True or False. Received: use_cache={use_cache!r}"
             )
-        self._check_generate_inputs(inputs, max_length)
+        self.check_generate_inputs(inputs, max_length)
         if use_cache != self.use_cache:
             self.use_cache = use_cache
             self.generate_function = None
@@ -220,7 +220,9 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
             strip_prompt=strip_prompt,
         )
 
-    def _check_generate_inputs(self, inputs, max_length):
+    def check_generate_inputs(self, inputs, max_length=None):
+        """Raises `generate`'s one-line ValueError for bad prompts or
+        `max_length`, without decoding anything."""
         window = self.backbone.max_sequence_length
         if isinstance(inputs, dict):
             if max_length is not None:

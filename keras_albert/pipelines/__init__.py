@@ -33,6 +33,8 @@ _EXPORTS = {
     "make_task": "finetuning_tasks",
     "DistillationSettings": "distillation_settings",
     "run_distillation": "distillation",
+    "GenerateSettings": "generation_settings",
+    "generate_texts": "generation",
 }
 
 __all__ = sorted(_EXPORTS)
