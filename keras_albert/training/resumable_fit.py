@@ -19,6 +19,7 @@ from keras_albert.training.array_checkpoints import ArrayCheckpoints
 from keras_albert.training.array_checkpoints import SaveArrayCheckpoint
 from keras_albert.training.array_checkpoints import seed_generator_states
 from keras_albert.training.batch_streams import stream_fit
+from keras_albert.training.interval_progress import IntervalProgress
 from keras_albert.utils.validation import check_positive_int
 
 
@@ -84,7 +85,9 @@ def resumable_fit(
         checkpoint_dir: str, where checkpoints go (kept: `max_to_keep`).
         checkpoint_every: int, steps between checkpoints; must divide
             `total_steps`. Each checkpoint interval is one Keras epoch.
-        callbacks: more Keras callbacks (TensorBoard, progress, ...).
+        callbacks: more Keras callbacks (TensorBoard, progress, ...);
+            without a `ProgbarLogger` among them, `IntervalProgress` heads
+            each interval with its steps and the run's time left.
         verbose: passed to `fit`.
         validation_data: evaluated after every checkpoint interval (the
             `val_*` entries of the epoch logs), e.g. a held-out corpus.
@@ -123,6 +126,9 @@ def resumable_fit(
         )
     if first_step >= total_steps:
         return None, first_step
+    if not any(isinstance(callback, keras.callbacks.ProgbarLogger) for callback in callbacks):
+        # Keras's "Epoch 3/10" would count checkpoint intervals.
+        callbacks = [*callbacks, IntervalProgress(total_steps, checkpoint_every)]
     history = stream_fit(model)(
         make_dataset(first_step),
         initial_epoch=first_step // checkpoint_every,

@@ -84,7 +84,7 @@ def test_pretrain_writes_every_artifact(uninterrupted):
     for name in ("mlm_accuracy", "mlm_loss", "sentence_order_accuracy", "sentence_order_loss"):
         assert np.isfinite(metrics["heldout"][name])
     # Progress is shown.
-    assert "vocabulary:" in result.stdout and "Epoch 3/3" in result.stdout
+    assert "vocabulary:" in result.stdout and "Steps 9-12 of 12 (checkpoint interval 3/3); run 66 % done" in result.stdout
     # The preset serves a classifier with the trained vocabulary.
     classifier = keras_albert.AlbertClassifier.from_preset(str(output / "preset"), num_classes=3)
     assert classifier.predict(["the cat sat on the mat."], verbose=0).shape == (1, 3)
