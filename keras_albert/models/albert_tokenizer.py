@@ -90,7 +90,7 @@ def _lowercase(text):
 def albert_normalize_text(text, lowercase=True):
     """ALBERT's text preprocessing as TensorFlow string ops.
 
-    Drops byte order marks (U+FEFF) at the start, collapses whitespace
+    Drops byte order marks (U+FEFF) wherever they are, collapses whitespace
     runs to one space and strips the ends, turns
     LaTeX-style quotes (two backticks or two apostrophes) into `"`; if
     `lowercase`, also applies NFKD, removes combining marks (accents) and
@@ -123,9 +123,10 @@ def albert_normalize_text(text, lowercase=True):
             f"Received: text with dtype={text.dtype.name}"
         )
     whitespace, combining_mark = _unicode_patterns()
-    # A byte order mark at the start is the file's, not the text's: it would
-    # otherwise add tokens and change the prediction.
-    text = tf.strings.regex_replace(text, "^\\x{feff}+", "")
+    # A byte order mark is the file's, not the text's: it would otherwise
+    # add tokens and change the prediction. Dropped anywhere, as the
+    # raw-string TFLite tokenizer's character map must (text_normalization).
+    text = tf.strings.regex_replace(text, "\\x{feff}", "")
     text = tf.strings.regex_replace(text, whitespace, " ")
     text = tf.strings.regex_replace(text, "^ | $", "")
     # Google's `preprocess_text` also turns LaTeX-style quotes into `"`.

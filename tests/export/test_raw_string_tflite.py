@@ -28,6 +28,8 @@ ODD_TEXTS = [
     "日本語 한국어 Ελληνικά русский",
     "nul\x00inside",
     "emoji 😀👍🏽",
+    "\ufeffa leading byte order mark",
+    "\ufeff\ufeff two marks and one \ufeffinside",
 ]
 
 
