@@ -18,6 +18,11 @@ from keras import ops
 
 from keras_albert.data.bucketed_batches import bucketed_dataset
 from keras_albert.distill.losses import tempered_kl
+from keras_albert.training.epoch_logging import VALIDATION_PREFIX
+from keras_albert.training.epoch_logging import EpochScores
+from keras_albert.training.fine_tuning_loop import fit_keeping_best
+from keras_albert.training.optimizers import warmup_decay_optimizer
+from keras_albert.training.optimizers import warmup_steps_for
 from keras_albert.utils.validation import check_fraction
 from keras_albert.utils.validation import check_positive_int
 from keras_albert.utils.validation import check_positive_number
@@ -148,9 +153,6 @@ def distill_classifier(
     Returns:
         The Keras `History` of the student's `fit`.
     """
-    from keras_albert.training.optimizers import warmup_decay_optimizer
-    from keras_albert.training.optimizers import warmup_steps_for
-
     for name, model in (("student", student), ("teacher", teacher)):
         if getattr(model, "preprocessor", None) is None or not hasattr(model, "num_classes"):
             raise ValueError(
@@ -182,26 +184,20 @@ def distill_classifier(
         loss=loss,
         metrics=[],
     )
-    callbacks = []
-    if validation_data is not None:
-        callbacks.append(HeldOutAccuracy(*validation_data))
-    return student.fit(dataset, epochs=epochs, callbacks=callbacks, verbose=verbose, shuffle=False)
+    # The held-out texts are scored and logged, never used to choose: the
+    # last epoch is kept (callers pass their test data here).
+    scores = HeldOutAccuracy(*validation_data) if validation_data is not None else None
+    return fit_keeping_best(student, epochs, scores=scores, verbose=verbose, x=dataset, shuffle=False).history
 
 
-class HeldOutAccuracy(keras.callbacks.Callback):
-    """Adds `val_accuracy` (argmax against true labels) to each epoch's logs."""
+class HeldOutAccuracy(EpochScores):
+    """Adds `val_accuracy` (argmax against true labels on held-out texts)
+    to each epoch's logs and prints it."""
 
     def __init__(self, texts, labels, batch_size=256):
-        super().__init__()
-        self.texts = list(texts)
-        self.labels = labels
-        self.batch_size = batch_size
-
-    def on_epoch_end(self, epoch, logs=None):
-        accuracy = held_out_accuracy(self.model, self.texts, self.labels, self.batch_size)
-        if logs is not None:
-            logs["val_accuracy"] = accuracy
-        print(f"epoch {epoch + 1}: held-out accuracy {accuracy:.4f}", flush=True)
+        texts = list(texts)
+        super().__init__([(VALIDATION_PREFIX, "held-out data", lambda model: {
+            "accuracy": held_out_accuracy(model, texts, labels, batch_size)})])
 
 
 def held_out_accuracy(classifier, texts, labels, batch_size=256):

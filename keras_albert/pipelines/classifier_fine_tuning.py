@@ -7,14 +7,16 @@ import numpy as np
 from keras_albert.data.validation_split import validation_indices
 from keras_albert.pipelines.classifier_recipe import ClassifierRecipe
 from keras_albert.pipelines.classifier_recipe import recommended_learning_rate
+from keras_albert.training.fine_tuning_loop import fit_keeping_best
 from keras_albert.training.optimizers import warmup_decay_optimizer
 from keras_albert.training.optimizers import warmup_steps_for
 
 
 def carve_validation(texts, labels, fraction, seed=0):
     """Splits (texts, labels) into train and validation parts at random,
-    both in a shuffled order (keras-hub batches in-memory texts as given)."""
-    kept, held = validation_indices(len(texts), fraction, seed)
+    stratified by label, both in a shuffled order (keras-hub batches
+    in-memory texts as given)."""
+    kept, held = validation_indices(len(texts), fraction, seed, labels=labels)
     labels = np.asarray(labels)
     return (
         [texts[i] for i in kept], labels[kept],
@@ -65,7 +67,10 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
             (passages of one chapter).
 
     Returns:
-        The Keras `History`; `classifier` holds the best epoch's weights.
+        The Keras `History`; `classifier` holds the best epoch's weights
+        (the latest of equally scored epochs; with the head warm start,
+        the fitted head counts as epoch 0: `kept_head_warm_start` in the
+        history when no epoch reached its validation accuracy).
 
     Example:
     >>> classifier = keras_albert.AlbertClassifier.from_preset(
@@ -102,7 +107,6 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
     if recipe.head_warm_start:
         probe_accuracy = warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels,
                                          recipe.batch_size, seed)
-        probe_weights = classifier.get_weights()
     steps = recipe.epochs * -(-len(train_texts) // recipe.batch_size)
     learning_rate = recipe.learning_rate or recommended_learning_rate(classifier.backbone.hidden_dim)
     classifier.compile(
@@ -111,25 +115,22 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
             weight_decay=recipe.weight_decay,
         )
     )
-    callbacks = list(callbacks)
-    held_out = None
+    held_out, monitor, epoch_zero = None, None, None
     if len(val_texts):
         held_out = (list(val_texts), np.asarray(val_labels))
-        callbacks.append(keras.callbacks.EarlyStopping(
-            monitor="val_sparse_categorical_accuracy", mode="max",
-            # Keras restores the best epoch at the end even when none stopped it.
-            patience=recipe.patience or recipe.epochs, restore_best_weights=True,
-        ))
-    history = classifier.fit(
-        x=train_texts, y=train_labels, batch_size=recipe.batch_size,
-        epochs=recipe.epochs, validation_data=held_out,
-        callbacks=callbacks, verbose=verbose,
+        monitor = "val_sparse_categorical_accuracy"
+        if probe_accuracy is not None:
+            # The probe is "epoch 0": kept when no fine-tuned epoch reaches it.
+            epoch_zero = {monitor: probe_accuracy}
+    outcome = fit_keeping_best(
+        classifier, recipe.epochs, monitor=monitor, patience=recipe.patience, epoch_zero=epoch_zero,
+        callbacks=callbacks, verbose=verbose, monitor_description="validation accuracy",
+        x=train_texts, y=train_labels, batch_size=recipe.batch_size, validation_data=held_out,
     )
+    history = outcome.history
     if probe_accuracy is not None:
         history.history["head_warm_start_val_accuracy"] = probe_accuracy
-        # The probe is "epoch 0": kept when no fine-tuned epoch beat it.
-        if probe_accuracy >= max(history.history["val_sparse_categorical_accuracy"]):
-            classifier.set_weights(probe_weights)
+        if outcome.kept_epoch == 0:
             history.history["kept_head_warm_start"] = True
     return history
 

@@ -4,11 +4,15 @@
 finetune` runs, with the recommended recipe (`ClassifierRecipe`'s
 defaults): a validation split carved from the training data picks the best
 epoch (and, with `patience`, stops training once it stops improving); the
-evaluation data is scored every epoch and never used to choose. A classifier's head is first
-fitted on the frozen model's features. OUTPUT gets metrics.json (every
-epoch, the best one), curves.png (loss and metric per epoch), preset/ (the
-best model), serving/ (a SavedModel that takes raw strings) and logs/
-(TensorBoard).
+evaluation data is scored every epoch and never used to choose; ties go
+to the later epoch. A classifier's head is first fitted on the frozen
+model's features and scored as epoch 0. The training loop is the package's
+one (`keras_albert.training.fine_tuning_loop`); the best epoch's weights are
+kept in memory, never written beside the outputs.
+
+OUTPUT holds exactly `OUTPUT_CONTENTS` (what each name is; the README
+lists the same): metrics.json, curves.png, preset/, serving/ (TensorFlow
+only), logs/ (unless `tensorboard=False`) and keras_albert's marker.
 
 With a `teacher` (classification), the model learns a fine-tuned teacher's
 predictions as well as the labels (`keras_albert.distill.
@@ -38,24 +42,40 @@ from keras_albert.pipelines.finetuning_settings import FinetuneSettings  # noqa:
 from keras_albert.pipelines.finetuning_tasks import make_task
 from keras_albert.pipelines.training_curves import plot_training_curves
 from keras_albert.training.batch_streams import stream_fit
+from keras_albert.training.epoch_logging import EVALUATION_PREFIX
+from keras_albert.training.epoch_logging import VALIDATION_PREFIX
+from keras_albert.training.epoch_logging import EpochScores
+from keras_albert.training.fine_tuning_loop import fit_keeping_best
 from keras_albert.training.optimizers import warmup_decay_optimizer
 from keras_albert.training.optimizers import warmup_steps_for
 from keras_albert.training.scope import STRATEGY_NAMES
 from keras_albert.training.scope import training_scope
+from keras_albert.utils.atomic_directory import MARKER_FILE
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.atomic_file import check_writable_directory
 from keras_albert.utils.atomic_file import write_file_atomically
 from keras_albert.utils.backend import is_tf_dataset
-from keras_albert.utils.backend import tensorflow_available
 from keras_albert.utils.label_file import check_label_lines
 from keras_albert.utils.regular_files import MiB
 from keras_albert.utils.regular_files import read_regular_bytes
 from keras_albert.utils.run_directory import check_run_outputs
 from keras_albert.utils.run_directory import record_run_outputs
+from keras_albert.utils.run_directory import remove_run_outputs
 
 # What a run writes in OUTPUT (logs/ only gains new event files).
-RUN_OUTPUTS = ("metrics.json", "best.weights.h5", "curves.png", "preset", "serving")
+RUN_OUTPUTS = ("metrics.json", "curves.png", "preset", "serving")
+# Everything a finished run leaves in OUTPUT, and what it is.
+OUTPUT_CONTENTS = {
+    "metrics.json": "every epoch's scores on the evaluation data and the validation split, the kept epoch",
+    "curves.png": "training loss and the selection metric per epoch, epoch 0 (the fitted head) included",
+    "preset/": "the kept epoch's model, a keras-hub preset",
+    "serving/": "a SavedModel that takes raw strings (KERAS_BACKEND=tensorflow only)",
+    "logs/": "TensorBoard: train/, validation/ and eval/ runs, epoch 0 included (tensorboard=True)",
+    MARKER_FILE: "keras_albert's marker: the names runs wrote here, which a later run may replace",
+}
+# Written by earlier versions, removed when the marker says a run wrote them.
+FORMER_OUTPUTS = ("best.weights.h5",)
 
 
 def _finetuning_run(output):
@@ -144,10 +164,11 @@ def check_finetune_settings(settings):
 
 def _compile(model, learning_rate, settings, steps, loss="auto"):
     optimizer = warmup_decay_optimizer(learning_rate, steps, warmup_steps_for(steps, settings.warmup_fraction))
-    # Distillation targets are not class ids: no default accuracy metric
-    # then (each epoch is scored on the evaluation data anyway).
-    metrics = "auto" if loss == "auto" else []
-    model.compile(optimizer=optimizer, loss=loss, metrics=metrics)
+    # No compiled metrics: Keras's progress line then shows the training
+    # loss alone, and every score comes on the line that names its split
+    # (the task's own metrics on the validation split and the evaluation
+    # data); a training-batch accuracy there read as one of them.
+    model.compile(optimizer=optimizer, loss=loss, metrics=[])
 
 
 def _steps_per_epoch(fit_arguments):
@@ -172,12 +193,14 @@ def _take(data, indices):
     return [data[i] for i in indices]
 
 
-def split_validation(data, fraction, seed):
+def split_validation(data, fraction, seed, stratify=False):
     """(training, validation) parts of a task's training data, at random,
-    each in the file's order; validation is None when `fraction` is 0."""
+    each in the file's order; validation is None when `fraction` is 0.
+    `stratify`: `data` is (x, class ids), and each class gives its share."""
     if not fraction:
         return data, None
-    kept, held = validation_indices(_count(data), fraction, seed, name="--validation_fraction")
+    labels = data[1] if stratify else None
+    kept, held = validation_indices(_count(data), fraction, seed, name="--validation_fraction", labels=labels)
     return _take(data, np.sort(kept)), _take(data, np.sort(held))
 
 
@@ -236,18 +259,28 @@ def _count(data):
     return len(data[1]) if isinstance(data, tuple) else len(data)
 
 
-def _tensorboard(settings, output):
-    """Keras's TensorBoard callback (training) and a writer for the
-    evaluation scores, both under OUTPUT/logs; (None, None) when off."""
-    if not settings.tensorboard:
-        return None, None
-    if not tensorflow_available():
-        print("TensorBoard logs: not written (TensorFlow's summary writer is not installed)", flush=True)
-        return None, None
-    import tensorflow as tf
-    logs = output / "logs"
-    callback = keras.callbacks.TensorBoard(log_dir=str(logs), write_graph=False)
-    return callback, tf.summary.create_file_writer(str(logs / "eval"))
+def _splits(task, evaluation, validation, settings):
+    """The splits scored after every epoch, named as the user named them:
+    `EpochScores` triples (log prefix, description, scorer)."""
+    splits = [(EVALUATION_PREFIX, f"evaluation data (--eval {settings.eval!r})",
+               lambda model: task.score(model, evaluation))]
+    if validation is not None:
+        splits.append((VALIDATION_PREFIX, f"validation split ({settings.validation_fraction:g} of --train, held out)",
+                       lambda model: task.score(model, validation)))
+    return splits
+
+
+def _row(epoch, logs):
+    """A metrics.json history row from an epoch's logs: the evaluation
+    scores under their own names, the validation ones as `validation_*`."""
+    row = {"epoch": epoch, "loss": float(logs["loss"]) if "loss" in logs else None}
+    for name, value in logs.items():
+        if name.startswith(EVALUATION_PREFIX):
+            row[name[len(EVALUATION_PREFIX):]] = float(value)
+    for name, value in logs.items():
+        if name.startswith(VALIDATION_PREFIX):
+            row["validation_" + name[len(VALIDATION_PREFIX):]] = float(value)
+    return row
 
 
 def run_finetuning(settings):
@@ -262,11 +295,13 @@ def run_finetuning(settings):
         # The labels become class names, written one per line to labels.txt.
         check_label_lines(list(task.label_set), f"--train {settings.train!r} labels")
     evaluation = task.read(settings.eval, "eval")
-    train, validation = split_validation(train, settings.validation_fraction, settings.seed)
+    train, validation = split_validation(train, settings.validation_fraction, settings.seed,
+                                         stratify=settings.task == "classification")
     # Only once the inputs are read and checked: a bad input leaves no
     # empty output directory behind.
     output.mkdir(parents=True, exist_ok=True)
     record_run_outputs(output, RUN_OUTPUTS + ("logs",))
+    remove_run_outputs(output, FORMER_OUTPUTS)
     scope = training_scope(settings.strategy)
     print(f"Loading {settings.preset!r}", flush=True)
     with scope:
@@ -284,49 +319,26 @@ def run_finetuning(settings):
             fit_arguments = task.fit_arguments(model, train)
         _compile(model, learning_rate, settings, settings.epochs * _steps_per_epoch(fit_arguments), loss)
     primary = task.metrics[0]
-    history, best = [], None
-    best_weights = output / "best.weights.h5"
-    verbose = 1 if sys.stdout.isatty() else 2
-    tensorboard, eval_writer = _tensorboard(settings, output)
-    callbacks = [tensorboard] if tensorboard else []
-
-    def score(epoch, loss_value):
-        row = {"epoch": epoch, "loss": loss_value, **task.score(model, evaluation)}
-        if validation is not None:
-            row.update({f"validation_{k}": v for k, v in task.score(model, validation).items()})
-        print("  " + ", ".join(f"{k}={v:.4f}" for k, v in row.items() if k not in ("epoch", "loss")),
-              flush=True)
-        return row
-
-    def better(row):
-        # Without a validation split every epoch trains and the last is kept.
-        return best is None or validation is None or row[f"validation_{primary}"] > best[f"validation_{primary}"]
-
-    warm_row = None
+    scores = EpochScores(_splits(task, evaluation, validation, settings))
+    warm_row = epoch_zero = None
     if warmed:
-        # The fitted head before any fine-tuning is "epoch 0": kept if no epoch beats it.
-        warm_row = best = score(0, None)
-        model.save_weights(str(best_weights))
-    for epoch in range(1, settings.epochs + 1):
-        print(f"Epoch {epoch}/{settings.epochs}", flush=True)
-        # One epoch per call (scored in between); initial_epoch numbers the
-        # TensorBoard points by epoch.
-        logs = stream_fit(model)(
-            epochs=epoch, initial_epoch=epoch - 1, verbose=verbose, callbacks=callbacks, **fit_arguments
-        ).history
-        row = score(epoch, float(logs["loss"][-1]))
-        history.append(row)
-        if eval_writer:
-            _write_scores(eval_writer, row, epoch)
-        if better(row):
-            best = row
-            model.save_weights(str(best_weights))
-        elif settings.patience and epoch - best["epoch"] >= settings.patience:
-            print(f"No better validation {primary} for {settings.patience} epochs: stopping", flush=True)
-            break
-    if eval_writer:
-        eval_writer.close()
-    model.load_weights(str(best_weights))
+        # The fitted head before any fine-tuning is "epoch 0": kept if no
+        # epoch reaches its validation score.
+        epoch_zero = scores.score(model)
+        print(f"Epoch 0 (the fitted head, before fine-tuning)\n  {scores.describe(epoch_zero)}", flush=True)
+        warm_row = _row(0, epoch_zero)
+    outcome = fit_keeping_best(
+        model, settings.epochs, fit=stream_fit(model),
+        monitor=f"{VALIDATION_PREFIX}{primary}" if validation is not None else None,
+        monitor_description=f"validation {primary}", patience=settings.patience,
+        epoch_zero=epoch_zero, scores=scores,
+        tensorboard_dir=output / "logs" if settings.tensorboard else None,
+        verbose=1 if sys.stdout.isatty() else 2, **fit_arguments,
+    )
+    logged = outcome.history.history
+    history = [_row(epoch + 1, {name: values[epoch] for name, values in logged.items()})
+               for epoch in range(outcome.epochs_run)]
+    best = warm_row if outcome.kept_epoch == 0 else history[outcome.kept_epoch - 1]
     results = {
         "task": settings.task,
         "preset": settings.preset,
@@ -373,21 +385,13 @@ def run_finetuning(settings):
                 "keras_albert export`."
             ) from None
         results["serving_saved_model"] = str(output / "serving")
-    plot_training_curves(history, primary, output / "curves.png")
+    plot_training_curves(([warm_row] if warm_row else []) + history, primary, output / "curves.png")
     write_file_atomically(metrics_path, json.dumps(results, indent=2))
-    print(f"Kept epoch {best['epoch']}: {primary}={best[primary]:.4f} on the evaluation data. "
-          f"Wrote {output}", flush=True)
+    chosen = (f"the best validation {primary}, {best[f'validation_{primary}']:.4f}"
+              if validation is not None else "the last epoch")
+    print(f"Kept epoch {best['epoch']} ({chosen}): {primary}={best[primary]:.4f} on the evaluation data "
+          f"(--eval). Wrote {output}", flush=True)
     return results
-
-
-def _write_scores(writer, row, epoch):
-    import tensorflow as tf  # the writer is TensorFlow's (`_tensorboard`)
-
-    with writer.as_default():
-        for name, value in row.items():
-            if name not in ("epoch", "loss"):
-                tf.summary.scalar(f"epoch_{name}", value, step=epoch - 1)
-    writer.flush()
 
 
 def export_serving_saved_model(*args, **kwargs):

@@ -34,18 +34,41 @@ def _pyplot_or_warn(path):
         return None
 
 
+def finetuning_curve_series(history, metric):
+    """The lines `plot_training_curves` draws: `{label: [(epoch, value)]}`.
+
+    `history` holds `finetune`'s rows (metrics.json's `head_warm_start`,
+    epoch 0, then `history`): the training loss where an epoch trained,
+    `metric` on the evaluation data, and on the validation split when the
+    rows have `validation_<metric>`.
+    """
+    series = {
+        "training loss": [(row["epoch"], row["loss"]) for row in history if row.get("loss") is not None],
+        f"evaluation data {metric}": [(row["epoch"], row[metric]) for row in history if metric in row],
+        f"validation split {metric}": [(row["epoch"], row[f"validation_{metric}"]) for row in history
+                                       if f"validation_{metric}" in row],
+    }
+    return {label: points for label, points in series.items() if points}
+
+
 def plot_training_curves(history, metric, path):
-    """Writes `path` with loss (left) and `metric` on the eval set (right);
-    returns None, writing nothing, without matplotlib (see `pyplot`)."""
+    """Writes `path`: the training loss (left) and `metric` on the
+    evaluation data and the validation split (right), per epoch, epoch 0
+    (the fitted head before fine-tuning) included; returns None, writing
+    nothing, without matplotlib (see `pyplot`)."""
     plt = _pyplot_or_warn(path)
     if plt is None:
         return None
+    series = finetuning_curve_series(history, metric)
     epochs = [row["epoch"] for row in history]
     figure, (left, right) = plt.subplots(1, 2, figsize=(9, 3.5))
-    left.plot(epochs, [row["loss"] for row in history], marker="o")
+    for label, points in series.items():
+        axis, colour = (left, "tab:blue") if label == "training loss" else (
+            right, "tab:green" if label.startswith("evaluation") else "tab:orange")
+        axis.plot(*zip(*points), marker="o", color=colour, label=label)
     left.set(title="training loss", xlabel="epoch")
-    right.plot(epochs, [row[metric] for row in history], marker="o", color="tab:green")
-    right.set(title=f"eval {metric}", xlabel="epoch")
+    right.set(title=metric, xlabel="epoch (0: the fitted head, before fine-tuning)" if 0 in epochs else "epoch")
+    right.legend(fontsize=8)
     for axis in (left, right):
         axis.grid(alpha=0.3)
         axis.set_xticks(epochs)

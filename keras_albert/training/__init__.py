@@ -1,4 +1,5 @@
-"""Training utilities: ALBERT's LAMB, its schedule, strategies, precision.
+"""Training utilities: ALBERT's LAMB, its schedule, strategies, precision,
+and the one fine-tuning loop (`fit_keeping_best`) every task trains with.
 
 Names are imported on first use: LAMB and the schedules run on every
 backend (and `keras.distribution` on JAX), while the strategies and `resumable_fit` (tf.distribute,
@@ -13,6 +14,11 @@ _EXPORTS = {
     "albert_layout_map": "distribution",
     "albert_model_parallel": "distribution",
     "AlbertLamb": "lamb",
+    "EpochScores": "epoch_logging",
+    "EpochTensorBoard": "epoch_logging",
+    "FitOutcome": "fine_tuning_loop",
+    "KeepBestEpoch": "best_epoch",
+    "fit_keeping_best": "fine_tuning_loop",
     "resumable_fit": "resumable_fit",
     "training_checkpoint": "resumable_fit",
     "WarmupLinearDecay": "schedules",

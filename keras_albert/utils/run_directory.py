@@ -72,3 +72,15 @@ def record_run_outputs(directory, names):
         return
     marker = {"kind": "run", "writer": "keras_albert", "files": sorted(recorded | set(names))}
     write_file_atomically(directory / MARKER_FILE, json.dumps(marker, indent=1))
+
+
+def remove_run_outputs(directory, names):
+    """Deletes the files among `names` that the marker says a run wrote
+    (names earlier versions wrote and this one no longer does); a file of
+    the user's with such a name is left alone."""
+    directory = pathlib.Path(directory)
+    recorded = _recorded(directory) or set()
+    for name in names:
+        path = directory / name
+        if name in recorded and path.is_file() and not path.is_symlink():
+            path.unlink()

@@ -140,7 +140,7 @@ def test_held_out_accuracy_is_logged_each_epoch(classifiers, capsys):
                                  verbose=0)
     accuracies = history.history["val_accuracy"]
     assert len(accuracies) == 2 and all(0.0 <= a <= 1.0 for a in accuracies)
-    assert "held-out accuracy" in capsys.readouterr().out
+    assert "  held-out data: accuracy=" in capsys.readouterr().out
 
 
 @pytest.mark.large

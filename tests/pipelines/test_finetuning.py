@@ -47,6 +47,15 @@ def _event_files(directory):
     return sorted(p for p in directory.rglob("events.out.tfevents.*"))
 
 
+def _scalar_steps(directory, tag):
+    """The steps at which `tag` was written in `directory`'s event files."""
+    steps = set()
+    for path in _event_files(directory):
+        for event in tf.compat.v1.train.summary_iterator(str(path)):
+            steps |= {event.step for value in event.summary.value if value.tag == tag}
+    return sorted(steps)
+
+
 @pytest.mark.large
 def test_run_finetuning_returns_metrics_and_writes_tensorboard_logs(settings, tmp_path):
     metrics = run_finetuning(settings)
@@ -63,15 +72,42 @@ def test_run_finetuning_returns_metrics_and_writes_tensorboard_logs(settings, tm
     assert task["config"]["label_names"] == ["pet", "wild"]
     serve = tf.saved_model.load(str(output / "serving")).signatures["serving_default"]
     assert set(serve(text=tf.constant(["a cat", "a fish"]))["labels"].numpy()) <= {b"pet", b"wild"}
-    # Keras's training logs and the per-epoch evaluation scores.
-    assert _event_files(output / "logs" / "train")
-    assert _event_files(output / "logs" / "eval")
+    # Keras's training logs and the per-epoch scores, the fitted head (epoch
+    # 0) included: loss from epoch 1, the splits' scores from epoch 0.
+    assert _scalar_steps(output / "logs" / "train", "epoch_loss") == [1]
+    assert _scalar_steps(output / "logs" / "eval", "epoch_accuracy") == [0, 1]
+    assert _scalar_steps(output / "logs" / "validation", "epoch_accuracy") == [0, 1]
+    # Nothing but the documented outputs: the kept weights never reach a file.
+    assert {p.name + "/" * p.is_dir() for p in output.iterdir()} == set(finetuning.OUTPUT_CONTENTS)
 
 
-def test_tensorboard_off_means_no_callback_and_no_writer(settings, tmp_path):
-    # A whole run costs ~10 s; what `tensorboard=False` changes is here.
-    assert finetuning._tensorboard(dataclasses.replace(settings, tensorboard=False), tmp_path) == (None, None)
-    assert not (tmp_path / "logs").exists()
+def test_a_weights_file_an_earlier_version_wrote_is_removed_and_a_users_is_kept(tmp_path):
+    from keras_albert.utils.run_directory import record_run_outputs
+    from keras_albert.utils.run_directory import remove_run_outputs
+
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    for directory in (ours, theirs):
+        directory.mkdir()
+        (directory / "best.weights.h5").write_bytes(b"weights")
+    record_run_outputs(ours, ["metrics.json", "best.weights.h5"])
+    record_run_outputs(theirs, ["metrics.json"])
+    for directory in (ours, theirs):
+        remove_run_outputs(directory, finetuning.FORMER_OUTPUTS)
+    assert not (ours / "best.weights.h5").exists()
+    assert (theirs / "best.weights.h5").read_bytes() == b"weights"
+
+
+@pytest.mark.large
+def test_a_run_without_tensorboard_or_validation_writes_no_logs_and_prints_which_split(settings, tmp_path, capsys):
+    run_finetuning(dataclasses.replace(settings, tensorboard=False, validation_fraction=0.0))
+    output = tmp_path / "out"
+    assert not (output / "logs").exists()
+    assert {p.name + "/" * p.is_dir() for p in output.iterdir()} == set(finetuning.OUTPUT_CONTENTS) - {"logs/"}
+    printed = capsys.readouterr().out
+    # Keras counts the run's epochs; each score line names its split.
+    assert "Epoch 1/1" not in printed and "Epoch 2/" not in printed
+    assert f"evaluation data (--eval {settings.eval!r}): accuracy=" in printed
+    assert "Kept epoch 1 (the last epoch): accuracy=" in printed and "on the evaluation data (--eval)" in printed
 
 
 @pytest.mark.parametrize("field, value, expected", [
@@ -152,14 +188,29 @@ def test_split_validation_takes_the_same_examples_from_every_part():
         finetuning.split_validation(data, 0.1, seed=0)
 
 
+def test_classification_validation_keeps_the_class_proportions():
+    labels = np.array([0] * 80 + [1] * 20)
+    texts = [f"t{i}" for i in range(100)]
+    (kept_texts, kept), (held_texts, held) = finetuning.split_validation((texts, labels), 0.1, seed=0, stratify=True)
+    assert np.bincount(held).tolist() == [8, 2] and np.bincount(kept).tolist() == [72, 18]
+    assert [int(t[1:]) >= 80 for t in held_texts] == (held == 1).tolist()
+
+
 @pytest.mark.large
-def test_patience_stops_when_validation_does_not_improve(settings):
-    # A rate too small to move anything: no epoch beats the fitted head.
+def test_patience_stops_when_validation_does_not_improve_and_ties_keep_the_later_epoch(settings, capsys):
+    # A rate too small to move anything: every epoch ties the fitted head.
+    # A tie is no improvement (patience stops the run) but the later of the
+    # tied epochs is kept: it trained longer on the same score.
     metrics = run_finetuning(dataclasses.replace(settings, epochs=4, patience=1, learning_rate=1e-12))
-    assert metrics["best_epoch"] == 0 and len(metrics["history"]) == 1
-    # The default: no early stop, every epoch trains; the best is still kept.
+    assert len(metrics["history"]) == 1 and metrics["best_epoch"] == 1
+    assert metrics["history"][0]["validation_accuracy"] == metrics["head_warm_start"]["validation_accuracy"]
+    printed = capsys.readouterr().out
+    assert "No better validation accuracy for 1 epochs: stopping after epoch 1" in printed
+    assert "Epoch 0 (the fitted head, before fine-tuning)" in printed
+    assert "validation split (0.1 of --train, held out): accuracy=" in printed
+    # The default: no early stop, every epoch trains; the last of the tied is kept.
     metrics = run_finetuning(dataclasses.replace(settings, epochs=3, learning_rate=1e-12))
-    assert metrics["best_epoch"] == 0 and len(metrics["history"]) == 3
+    assert metrics["best_epoch"] == 3 and len(metrics["history"]) == 3
 
 
 @pytest.mark.large

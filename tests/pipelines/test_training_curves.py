@@ -15,6 +15,18 @@ def test_curves_are_written_with_matplotlib(tmp_path):
     assert path.read_bytes().startswith(b"\x89PNG")
 
 
+def test_the_fitted_head_is_epoch_zero_of_the_curves_on_both_splits():
+    warm = {"epoch": 0, "loss": None, "accuracy": 0.6, "validation_accuracy": 1.0}
+    history = [warm, {"epoch": 1, "loss": 0.4, "accuracy": 0.7, "validation_accuracy": 1.0}]
+    series = training_curves.finetuning_curve_series(history, "accuracy")
+    # No training loss before training; both splits' scores from epoch 0.
+    assert series == {
+        "training loss": [(1, 0.4)],
+        "evaluation data accuracy": [(0, 0.6), (1, 0.7)],
+        "validation split accuracy": [(0, 1.0), (1, 1.0)],
+    }
+
+
 @pytest.fixture
 def without_matplotlib(monkeypatch):
     real_import = builtins.__import__
