@@ -13,12 +13,14 @@ followed by an HTML comment naming its source,
     70.7 %<!-- source: benchmarks/results/transfer_albert_tiny_en_12k.json#sizes.0.rows.pretrained.accuracy*100 -->
 
 that is, a JSON file (relative to the repository: under benchmarks/results/,
-or a bundled preset's own record), `#`, the dotted path of the value in it
-(keys may hold spaces) (list indices are numbers) and an optional `*scale` (100
+a bundled preset's own record or a pretraining stage's under tools/progress/),
+`#`, the dotted path of the value in it (keys may hold spaces and dots; list
+indices are numbers) and an optional `*scale` (100
 for a percentage, 1000 for s -> ms, -1 for a figure quoted as a margin
 "below"). The figure must equal the scaled value rounded to the decimals it
 is quoted with. A figure with no file carries `<!-- unrecorded: COMMAND -->`
-naming the command that would record it. A program's printed output quoted
+naming the command that would record it (`python SCRIPT ...` or `python -m
+PACKAGE ...` of this repository). A program's printed output quoted
 in a fenced block is preceded by `<!-- transcript: FILE -->`: every number
 with a decimal point in the block must then be a value of that file (at the
 precision it is printed with).
