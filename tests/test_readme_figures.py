@@ -66,8 +66,9 @@ CODE_FENCE = re.compile(r"^```(python|bash|sh|shell|make|toml|yaml|json|ini)\s*$
 
 def without_code_spans(text):
     """`text` without its inline code spans (where the convention is
-    described, not used)."""
-    return re.sub(r"`[^`\n]*`", "``", text)
+    described, not used; a span may run over a line break, not a blank
+    line), line breaks kept."""
+    return re.sub(r"`(?:[^`\n]|\n(?![ \t]*\n))*`", lambda span: "``" + "\n" * span[0].count("\n"), text)
 
 
 def prose_and_blocks(text):
@@ -154,8 +155,8 @@ def read_record(root, name):
 
 def problems(text, root=ROOT):
     """Every way `text` (a README) breaks the convention, as 'line N: ...'."""
-    text = without_code_spans(text)
     prose, blocks = prose_and_blocks(text)
+    prose = without_code_spans(prose)
     found = []
 
     def line_of(source, position):
@@ -204,8 +205,9 @@ def problems(text, root=ROOT):
     # A tag the patterns miss (a typo, a figure not right before it) would
     # otherwise go unchecked.
     understood = len(SOURCED.findall(prose)) + len(UNRECORDED.findall(prose)) + len(TRANSCRIPT.findall(text))
-    if len(ANY_TAG.findall(text)) != understood:
-        found.append(f"{len(ANY_TAG.findall(text)) - understood} tag(s) attached to no figure or block")
+    tags = len(ANY_TAG.findall(prose))  # transcript tags stand in the prose, above their block
+    if tags != understood:
+        found.append(f"{tags - understood} tag(s) attached to no figure or block")
     return found
 
 
@@ -281,6 +283,10 @@ def test_an_unrecorded_mark_must_name_a_script(records):
 
 def test_inline_code_is_not_prose(records):
     assert problems("The flag `--max_seconds 60 s` and `0.5x`.\n", records) == []
+    # A span over a line break (not over a blank line), and the line count kept.
+    text = "Prints `run 20 % done,\nabout 6 min left`; then 3.0x.\n"
+    assert problems(text, records) == ["line 2: '3.0x' has neither a source tag nor an unrecorded mark"]
+    assert "'2.0x'" in problems("A ` tick.\n\n2.0x, `b`\n", records)[0]
 
 
 def test_keys_may_hold_dots(records):
@@ -308,6 +314,8 @@ def test_output_blocks_need_a_transcript_tag_whose_file_holds_their_numbers(reco
     assert problems(tagged, records) == []
     changed = tagged.replace("2.35x", "2.45x")
     assert "transcript figure 2.45 is no value" in problems(changed, records)[0]
+    stray = "<!-- transcript: benchmarks/results/run.json -->\nNo block here.\n"
+    assert "attached to no figure or block" in problems(stray, records)[0]
 
 
 def test_code_blocks_are_not_figures(records):
