@@ -8,11 +8,14 @@ with --glue_task), squad (SQuAD v1.1/v2.0 JSON), multiple_choice (RACE
 JSON) and token_classification (CoNLL). The recommended recipe by
 default: a tenth of the training examples is held out (--validation_fraction)
 to pick the best epoch (and, with --patience=N, stop after N epochs
-without a better score); --eval is scored every epoch, never used to choose; a classifier's
-head is fitted on the frozen model's features first (--head_warm_start).
-OUTPUT gets metrics.json (every epoch, the best one), curves.png (loss and metric per epoch), preset/ (the best
-model), serving/ (a SavedModel that takes raw strings) and logs/
-(TensorBoard; --no_tensorboard turns it off).
+without a better score); ties go to the later epoch; --eval is scored every epoch, never used
+to choose; a classifier's head is fitted on the frozen model's features first
+(--head_warm_start) and scored as epoch 0. For classification the held-out
+tenth keeps each label's share. OUTPUT holds only metrics.json (every epoch,
+epoch 0 and the kept one), curves.png (loss and metric per epoch on both
+splits), preset/ (the kept model), serving/ (a SavedModel that takes raw
+strings), logs/ (TensorBoard; --no_tensorboard leaves it out) and
+keras_albert's marker file.
 
 With --teacher (classification), the model learns a fine-tuned teacher's
 predictions as well as the labels (`keras_albert.distill.
