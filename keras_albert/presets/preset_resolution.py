@@ -149,8 +149,40 @@ def _check_local_preset(path, remote=False):
     return str(path)
 
 
+# What a keras-hub preset needs on disk to be converted without the network.
+_KAGGLE_PRESET_FILES = ("config.json", "model.weights.h5")
+
+
+def kagglehub_cached_preset(handle):
+    """The directory where kagglehub's cache holds the versioned `kaggle://`
+    handle's preset (keras-hub loaded it once), or None.
+
+    Read without the network, as kagglehub itself does for a versioned
+    handle; an unversioned one needs the network to learn its version.
+    """
+    try:
+        from kagglehub.cache import Cache
+        from kagglehub.handle import parse_model_handle
+    except ImportError:
+        return None
+    try:
+        parsed = parse_model_handle(handle.removeprefix("kaggle://"))
+    except ValueError:
+        return None
+    if not parsed.is_versioned():
+        return None
+    cache = Cache()
+    found = [cache.load_from_cache(parsed, name) for name in _KAGGLE_PRESET_FILES]
+    if not all(found):
+        return None
+    return pathlib.Path(found[0]).parent
+
+
 def _download(handle, name):
     scheme = next(s for s in _REMOTE_SCHEMES if handle.startswith(s))
+    cached = kagglehub_cached_preset(handle) if scheme == "kaggle://" else None
+    if cached is not None:
+        return cached
     if not network_available(_HOSTS[scheme]):
         raise PresetNeedsNetworkError(
             f"Preset {name!r} is published at {handle} and loading it needs "

@@ -81,3 +81,48 @@ def test_bundled_presets_resolve_offline(tmp_path, monkeypatch, tiny_backbone_co
     assert "albert_mini_en" in keras_albert.list_presets()
     restored = keras_albert.AlbertBackbone.from_preset("albert_mini_en")
     assert restored.num_layers == tiny_backbone_config["num_layers"]
+
+
+def _cache_as_kagglehub_would(cache, handle, preset, files):
+    """Writes `preset` (a keras-hub preset) where kagglehub caches `handle`,
+    with kagglehub's completion markers for `files`."""
+    import shutil
+
+    owner, model, framework, variation, version = handle.removeprefix("kaggle://").split("/")
+    base = cache / "models" / owner / model / framework / variation
+    shutil.copytree(preset, base / version)
+    for name in files:
+        marker = base / ".complete" / version / f"{name}.complete"
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+
+
+def test_official_name_loads_offline_from_kagglehubs_cache(monkeypatch, tmp_path):
+    from keras_albert.convert import to_keras_hub_preset
+
+    # What keras-hub leaves behind after loading albert_base_en_uncased once:
+    # here the bundled weights in keras-hub's format, so outputs can be compared.
+    to_keras_hub_preset("albert_tiny_en", tmp_path / "kh")
+    handle = keras_albert.OFFICIAL_PRESETS["albert_base_en_uncased"]["kaggle_handle"]
+    _cache_as_kagglehub_would(tmp_path / "kagglehub", handle, tmp_path / "kh",
+                              ["config.json", "model.weights.h5"])
+    monkeypatch.setenv("KAGGLEHUB_CACHE", str(tmp_path / "kagglehub"))
+    monkeypatch.setenv("KERAS_ALBERT_CACHE", str(tmp_path / "ours"))
+    monkeypatch.setattr(preset_resolution, "network_available", lambda host: pytest.fail("dialed"))
+    loaded = keras_albert.AlbertBackbone.from_preset("albert_base_en_uncased")
+    bundled = keras_albert.AlbertBackbone.from_preset("albert_tiny_en")
+    np.testing.assert_allclose(loaded(_inputs())["sequence_output"],
+                               bundled(_inputs())["sequence_output"], atol=1e-6)
+
+
+def test_a_partly_cached_official_preset_still_needs_the_network(monkeypatch, tmp_path):
+    from keras_albert.convert import to_keras_hub_preset
+
+    to_keras_hub_preset("albert_tiny_en", tmp_path / "kh")
+    handle = keras_albert.OFFICIAL_PRESETS["albert_base_en_uncased"]["kaggle_handle"]
+    # config.json complete, the weights not (a download that was stopped).
+    _cache_as_kagglehub_would(tmp_path / "kagglehub", handle, tmp_path / "kh", ["config.json"])
+    monkeypatch.setenv("KAGGLEHUB_CACHE", str(tmp_path / "kagglehub"))
+    monkeypatch.setattr(preset_resolution, "network_available", lambda host: False)
+    with pytest.raises(ConnectionError, match="network access"):
+        keras_albert.AlbertBackbone.from_preset("albert_base_en_uncased")
