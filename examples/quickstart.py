@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import pathlib
+import sys
 import time
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -185,6 +186,11 @@ def main():
         "predictions_from_saved_model": predictions,
         "paths": {"preset": str(output / "preset"), "serving_saved_model": str(serving_path)},
         "seconds": round(time.time() - started, 1),
+        # What the time depends on: a loaded machine runs it slower.
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "cpu_cores": os.cpu_count(),
+        "load_average_1_5_15_min": [round(v, 2) for v in os.getloadavg()],
+        "command": "python examples/quickstart.py " + " ".join(sys.argv[1:]),
     }
     (output / "report.json").write_text(json.dumps(report, indent=2))
     print(f"\n=== keras_albert quickstart report: {len(data[0]):,} training glosses, "
