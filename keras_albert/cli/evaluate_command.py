@@ -9,7 +9,9 @@
 (two for text pairs) and --label_column; its labels are the classifier's
 class names. Writes JSON: the metrics `finetune` reports for classification
 (accuracy, macro F1), per-class precision, recall, F1 and support, and the
-confusion matrix (rows: true label, columns: predicted label). --preset
+confusion matrix (rows: true label, columns: predicted label); for a
+regressor (`finetune --task=regression`, numeric labels) Pearson and
+Spearman correlation and the mean squared error. --preset
 runs on every Keras backend; --saved_model (a serving SavedModel) needs
 TensorFlow. Progress goes to stderr when the report goes to stdout. An
 existing --output file is replaced only with --overwrite.

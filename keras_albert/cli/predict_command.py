@@ -9,8 +9,9 @@
 --texts holds one text a line (blank lines skipped; - reads standard
 input), or is a .tsv/.csv/.jsonl table whose --text_columns are read (two
 columns for text pairs). Each text gets a row: the text, the predicted
-label (by name), its probability and every class's probability, as JSON
-lines or as TSV (--format; default: tsv for an --output ending in .tsv).
+label (by name), its probability and every class's probability (a
+regressor's row: the text and its score), as JSON lines or as TSV
+(--format; default: tsv for an --output ending in .tsv).
 --preset is a text classifier preset (the preset/ `finetune` writes, or a
 bundled name) and runs on every Keras backend; --saved_model is a serving
 SavedModel (its serving/), TensorFlow only. Texts run in batches, each

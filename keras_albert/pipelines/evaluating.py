@@ -6,7 +6,8 @@ does (`predicting.classify`), then reports the classification task's
 metrics as `finetune` computes them (accuracy and macro F1, from
 `keras_albert.data.task_metrics`), per-class precision, recall, F1 and
 support, and the confusion matrix (rows: true labels, columns: predicted),
-as JSON.
+as JSON. A regressor is scored as `finetune --task=regression` scores it
+(Pearson and Spearman correlation), with the mean squared error.
 """
 
 import json
@@ -20,8 +21,10 @@ from keras_albert.pipelines.predicting import load_classifier
 from keras_albert.pipelines.predicting import write_output
 from keras_albert.pipelines.prediction_settings import check_evaluate_settings
 
-# What `finetune --task=classification` scores every epoch with.
+# What `finetune --task=classification` (and `--task=regression`) scores
+# every epoch with.
 CLASSIFICATION_METRICS = ("accuracy", "f1_macro")
+REGRESSION_METRICS = ("pearson", "spearman")
 
 
 def confusion_matrix(true_ids, predicted_ids, num_classes):
@@ -59,13 +62,40 @@ def _true_ids(classifier, labels, settings):
     return names, np.asarray([index[label] for label in labels])
 
 
+def _scores(labels, settings):
+    """A regressor's labels as numbers, the first that is not one named."""
+    values = []
+    for label in labels:
+        try:
+            values.append(float(label))
+        except ValueError:
+            raise ValueError(
+                f"`--data` {settings.data!r} column {settings.label_column!r} holds {label!r}: the "
+                "classifier is a regressor, whose labels are numbers."
+            ) from None
+    return np.asarray(values)
+
+
+def _regression_report(settings, classifier, examples):
+    scores = _scores(examples.labels, settings)
+    predicted = classify(classifier, examples.texts, examples.text_pairs, settings.batch_size)[:, 0]
+    metrics = {name: task_metrics.METRICS[name](predicted, scores) for name in REGRESSION_METRICS}
+    metrics["mean_squared_error"] = float(np.mean((predicted - scores) ** 2))
+    return {"model": settings.preset or settings.saved_model, "data": settings.data,
+            "examples": len(scores), "metrics": metrics}
+
+
 def evaluate_classifier(settings):
-    """Scores the classifier on `settings.data`; writes the report (JSON)
-    to `settings.output` and returns it."""
+    """Scores the classifier (or regressor) on `settings.data`; writes the
+    report (JSON) to `settings.output` and returns it."""
     check_evaluate_settings(settings)
     examples = read_text_examples(
         settings.data, text_columns=tuple(settings.text_columns), label_column=settings.label_column)
     classifier = load_classifier(settings.preset, settings.saved_model, settings.sequence_length)
+    if classifier.regression:
+        report = _regression_report(settings, classifier, examples)
+        write_output(report_json(report), settings.output)
+        return report
     names, true_ids = _true_ids(classifier, examples.labels, settings)
     probabilities = classify(classifier, examples.texts, examples.text_pairs, settings.batch_size)
     predicted_ids = probabilities.argmax(-1)
@@ -86,6 +116,8 @@ def evaluate_classifier(settings):
 def report_json(report):
     """The report as indented JSON, each class's scores and each row of the
     confusion matrix on one line (26 classes stay readable)."""
+    if "confusion_matrix" not in report:  # a regressor's
+        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     compact = {}
 
     def one_line(value):

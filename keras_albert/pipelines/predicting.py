@@ -4,7 +4,7 @@
 predict` runs: it reads the texts (one a line, or the columns of a table),
 runs them in batches, each padded only to its length bucket, and writes
 one row per text: the predicted label by name, its probability and every
-class's probability, as JSON lines or TSV. A preset runs on every Keras
+class's probability (a regressor's row: its score), as JSON lines or TSV. A preset runs on every Keras
 backend; a SavedModel (TensorFlow only) buckets inside its graph, and its
 batches are formed from texts of similar length. Long inputs log their
 progress in texts, with the time left.
@@ -70,8 +70,9 @@ def _softmax(logits):
 
 
 class PresetClassifier:
-    """A text classifier preset on any backend; `probabilities(texts,
-    pairs, batch_size)` runs `AlbertClassifier.predict` (length-bucketed)."""
+    """A text classifier (or regressor) preset on any backend; `outputs(
+    texts, pairs, batch_size)` runs `AlbertClassifier.predict`
+    (length-bucketed): class probabilities, or a regressor's scores."""
 
     takes_pairs = None  # a preset does not record whether it was trained on pairs
 
@@ -88,18 +89,12 @@ class PresetClassifier:
         try:
             task = json.loads(task_file.read_text(encoding="utf-8"))
             name = task["registered_name"].split(">")[-1]
-            num_classes = task["config"]["num_classes"] if name == AlbertClassifier.__name__ else None
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise ValueError(f"`--preset` {preset!r}: {str(task_file)!r} is not a task config ({error}).") from None
         if name != AlbertClassifier.__name__:
             raise ValueError(
                 f"`--preset` {preset!r} holds {name} (its task.json); predict and evaluate take text classifiers "
-                f"({AlbertClassifier.__name__}, written by `finetune --task=classification`)."
-            )
-        if num_classes == 1:
-            raise ValueError(
-                f"`--preset` {preset!r} is a regressor (num_classes=1, `finetune --task=regression`); "
-                "predict and evaluate take classifiers, which have classes to name."
+                f"({AlbertClassifier.__name__}, written by `finetune --task=classification` or `--task=regression`)."
             )
         with logged_step(_logger, f"Loading {self.source}"):
             kwargs = {}
@@ -113,12 +108,13 @@ class PresetClassifier:
             raise ValueError(
                 f"`--preset` {preset!r} outputs {activation!r} activations; predict reads logits "
                 "(activation=None) or softmax probabilities.")
-        self._softmax = activation == "linear"
         self.num_classes = self.model.num_classes
+        self.regression = self.num_classes == 1
+        self._softmax = activation == "linear" and not self.regression
         names = self.model.label_names
         self.label_names = list(names) if names else [str(i) for i in range(self.model.num_classes)]
 
-    def probabilities(self, texts, pairs, batch_size):
+    def outputs(self, texts, pairs, batch_size):
         x = list(texts) if pairs is None else (list(texts), list(pairs))
         outputs = np.asarray(self.model.predict(x, batch_size=batch_size, verbose=0), "float64")
         return _softmax(outputs) if self._softmax else outputs
@@ -126,9 +122,10 @@ class PresetClassifier:
 
 class SavedModelClassifier:
     """A serving SavedModel (TensorFlow only) whose `serving_default` takes
-    `text` (and `text_pair`) and returns `probabilities`. Class names come
-    from its labels.txt, else from its `labels` output (the predicted
-    class's name); class ids otherwise."""
+    `text` (and `text_pair`) and returns `probabilities` (a classifier) or
+    one `logits` column (a regressor's score). Class names come from its
+    labels.txt, else from its `labels` output (the predicted class's name);
+    class ids otherwise."""
 
     def __init__(self, directory):
         import tensorflow as tf
@@ -145,16 +142,20 @@ class SavedModelClassifier:
         serve = loaded.signatures.get("serving_default")
         inputs = set(serve.structured_input_signature[1]) if serve is not None else set()
         outputs = set(serve.structured_outputs) if serve is not None else set()
-        if "text" not in inputs or "probabilities" not in outputs:
+        self.regression = "probabilities" not in outputs and "logits" in outputs and (
+            serve.structured_outputs["logits"].shape[-1] == 1)
+        if "text" not in inputs or not ("probabilities" in outputs or self.regression):
             raise ValueError(
                 f"`--saved_model` {str(directory)!r} is not a text classifier's serving SavedModel: its "
                 f"serving_default takes {sorted(inputs)} and returns {sorted(outputs)}; predict needs "
-                "`text` in and `probabilities` out (what `finetune --task=classification` exports)."
+                "`text` in and `probabilities` (or a regressor's one `logits` column) out, what "
+                "`finetune --task=classification` or `--task=regression` exports."
             )
         self._serve = serve
+        self._output = "logits" if self.regression else "probabilities"
         self._served_labels = "labels" in outputs
         self.takes_pairs = "text_pair" in inputs
-        self.num_classes = int(serve.structured_outputs["probabilities"].shape[-1])
+        self.num_classes = int(serve.structured_outputs[self._output].shape[-1])
         names = read_label_file(directory)
         if names is not None and len(names) != self.num_classes:
             raise ValueError(
@@ -169,13 +170,13 @@ class SavedModelClassifier:
         if pairs is not None:
             inputs["text_pair"] = tf.constant(pairs)
         served = self._serve(**inputs)
-        probabilities = served["probabilities"].numpy().astype("float64")
+        probabilities = served[self._output].numpy().astype("float64")
         if self._served_labels and self.label_names is None:
             for class_id, name in zip(probabilities.argmax(-1), served["labels"].numpy()):
                 self._seen[int(class_id)] = name.decode("utf-8")
         return probabilities
 
-    def probabilities(self, texts, pairs, batch_size):
+    def outputs(self, texts, pairs, batch_size):
         # Batches of texts of similar length: the graph pads each batch to
         # its longest text's bucket.
         order = np.argsort([len(t) + (len(pairs[i]) if pairs is not None else 0) for i, t in enumerate(texts)],
@@ -215,15 +216,16 @@ def _check_pairs(classifier, pairs):
 
 
 def classify(classifier, texts, pairs=None, batch_size=32):
-    """Class probabilities [len(texts), classes] in the texts' order, run in
-    chunks; inputs longer than one chunk log their progress in texts."""
+    """Class probabilities [len(texts), classes] (a regressor's scores
+    [len(texts), 1]) in the texts' order, run in chunks; inputs longer than
+    one chunk log their progress in texts."""
     _check_pairs(classifier, pairs)
     count, chunk = len(texts), batch_size * CHUNK_BATCHES
     parts, start_time = [], time.monotonic()
     _logger.info("Classifying %s texts in batches of %d with the %s", f"{count:,}", batch_size, classifier.source)
     for start in range(0, count, chunk):
         stop = min(start + chunk, count)
-        parts.append(classifier.probabilities(
+        parts.append(classifier.outputs(
             texts[start:stop], None if pairs is None else pairs[start:stop], batch_size))
         if count > chunk:
             elapsed = time.monotonic() - start_time
@@ -243,7 +245,11 @@ def predicted_names(classifier, probabilities):
 
 def prediction_rows(classifier, texts, pairs, probabilities):
     """One dict per text: text (text_pair), label, probability, and
-    probabilities by class name (class id where names are unknown)."""
+    probabilities by class name (class id where names are unknown); for a
+    regressor, text (text_pair) and score."""
+    if classifier.regression:
+        return [{"text": text, **({"text_pair": pairs[index]} if pairs is not None else {}),
+                 "score": round(float(row[0]), 6)} for index, (text, row) in enumerate(zip(texts, probabilities))]
     labels = predicted_names(classifier, probabilities)
     columns = classifier.label_names or [str(i) for i in range(probabilities.shape[1])]
     rows = []
@@ -262,15 +268,17 @@ def prediction_rows(classifier, texts, pairs, probabilities):
 
 def format_rows(rows, output_format):
     """The rows as JSON lines, or as TSV with a header (text, [text_pair,]
-    label, probability, then one `p(NAME)` column per class)."""
+    label, probability, then one `p(NAME)` column per class; a regressor's:
+    text, [text_pair,] score)."""
     if output_format == "jsonl":
         return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
     fixed = [key for key in rows[0] if key != "probabilities"]
-    writer.writerow(fixed + [f"p({name})" for name in rows[0]["probabilities"]])
+    classes = list(rows[0].get("probabilities", ()))
+    writer.writerow(fixed + [f"p({name})" for name in classes])
     for row in rows:
-        writer.writerow([row[key] for key in fixed] + list(row["probabilities"].values()))
+        writer.writerow([row[key] for key in fixed] + list(row.get("probabilities", {}).values()))
     return buffer.getvalue()
 
 

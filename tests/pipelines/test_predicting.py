@@ -17,6 +17,7 @@ from keras_albert.pipelines.prediction_settings import PredictSettings
 from tests.pipelines.tiny_classifier import LABELS
 from tests.pipelines.tiny_classifier import animal_texts
 from tests.pipelines.tiny_classifier import tiny_classifier
+from tests.pipelines.tiny_classifier import tiny_regressor
 from tests.pipelines.tiny_classifier import write_table
 
 
@@ -102,8 +103,21 @@ def test_presets_that_are_not_classifiers_are_refused(tmp_path, sentencepiece_pr
     tokenizer.save_to_preset(str(tmp_path / "backbone"))
     with pytest.raises(ValueError, match=r"holds no fine-tuned task \(no task.json\)"):
         load_classifier(preset=str(tmp_path / "backbone"))
-    preprocessor = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=8)
-    keras_albert.AlbertClassifier(backbone, num_classes=1, preprocessor=preprocessor).save_to_preset(
-        str(tmp_path / "regressor"))
-    with pytest.raises(ValueError, match=r"is a regressor \(num_classes=1"):
-        load_classifier(preset=str(tmp_path / "regressor"))
+
+
+def test_a_regressors_rows_are_its_scores(tmp_path, tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
+    regressor = tiny_regressor(tmp_path_factory, sentencepiece_proto, tiny_backbone_config)
+    texts, _ = animal_texts(7, seed=8)
+    (tmp_path / "texts.txt").write_text("\n".join(texts), encoding="utf-8")
+    model = keras_albert.AlbertClassifier.from_preset(str(regressor / "preset"))
+    expected = np.asarray(model.predict(texts, verbose=0))[:, 0]
+    rows = predict_texts(PredictSettings(texts=str(tmp_path / "texts.txt"), preset=str(regressor / "preset"),
+                                         output=str(tmp_path / "rows.tsv")))
+    assert [sorted(row) for row in rows] == [["score", "text"]] * 7
+    np.testing.assert_allclose([row["score"] for row in rows], expected, atol=1e-6)
+    lines = (tmp_path / "rows.tsv").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "text\tscore" and [float(line.split("\t")[1]) for line in lines[1:]] == [
+        row["score"] for row in rows]
+    served = load_classifier(saved_model=str(regressor / "serving"))
+    assert served.regression
+    np.testing.assert_allclose(classify(served, texts)[:, 0], expected, atol=1e-5)

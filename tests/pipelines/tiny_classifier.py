@@ -1,6 +1,7 @@
 """A tiny fine-tuned text classifier for the predict and evaluate tests:
 three classes named by the animal a text ends with, trained for a few
-epochs (seconds), saved as a preset and as a serving SavedModel."""
+epochs (seconds), saved as a preset and as a serving SavedModel; and a
+tiny regressor (its score: the number of words) saved the same way."""
 
 import pathlib
 import random
@@ -49,6 +50,25 @@ def build_tiny_classifier(directory, proto, backbone_config, serving=True):
     return directory
 
 
+def build_tiny_regressor(directory, proto, backbone_config):
+    """A regressor of a text's word count, briefly trained; writes
+    DIRECTORY/preset and DIRECTORY/serving."""
+    from keras_albert.export.serving_saved_model import export_serving_saved_model
+
+    directory = pathlib.Path(directory)
+    keras.utils.set_random_seed(1)
+    tokenizer = keras_albert.AlbertTokenizer(proto=proto)
+    backbone = keras_albert.AlbertBackbone(**dict(backbone_config, vocabulary_size=tokenizer.vocabulary_size()))
+    preprocessor = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=24)
+    regressor = keras_albert.AlbertClassifier(backbone, num_classes=1, preprocessor=preprocessor, pooling="mean")
+    texts, _ = animal_texts(60, seed=2)
+    regressor.compile(optimizer=keras.optimizers.Adam(3e-3))
+    regressor.fit(texts, np.asarray([len(t.split()) for t in texts], "float32"), batch_size=16, epochs=3, verbose=0)
+    regressor.save_to_preset(str(directory / "preset"))
+    export_serving_saved_model(regressor, directory / "serving", check_texts=texts[:4])
+    return directory
+
+
 _BUILT = {}
 
 
@@ -58,4 +78,12 @@ def tiny_classifier(tmp_path_factory, proto, backbone_config):
     key = str(tmp_path_factory.getbasetemp())
     if key not in _BUILT:
         _BUILT[key] = build_tiny_classifier(tmp_path_factory.mktemp("tiny_classifier"), proto, backbone_config)
+    return _BUILT[key]
+
+
+def tiny_regressor(tmp_path_factory, proto, backbone_config):
+    """`build_tiny_regressor` once per test session."""
+    key = "regressor " + str(tmp_path_factory.getbasetemp())
+    if key not in _BUILT:
+        _BUILT[key] = build_tiny_regressor(tmp_path_factory.mktemp("tiny_regressor"), proto, backbone_config)
     return _BUILT[key]
