@@ -36,7 +36,9 @@ from absl import logging as absl_logging
 
 from keras_albert.cli import command_line
 from keras_albert.cli.progress_output import showing_progress
+from keras_albert.utils.native_notices import drop_retracing_warnings
 from keras_albert.utils.native_notices import import_tensorflow_quietly
+from keras_albert.utils.native_notices import stderr_filtered
 from keras_albert.utils.progress import logged_step
 
 COMMANDS = {
@@ -153,8 +155,13 @@ def _parse_or_exit(argv):
 
 def run_as_app():
     """`python -m keras_albert`: absl.app.run sets up absl logging (and
-    --run_with_pdb, --run_with_profiling, ...) around the command."""
-    app.run(run_command, flags_parser=_parse_or_exit)
+    --run_with_pdb, --run_with_profiling, ...) around the command. stderr
+    shows what a user can act on: TensorFlow's notices that say nothing to
+    do are dropped line by line (`native_notices.stderr_filtered`), every
+    other line shows as it comes."""
+    drop_retracing_warnings()
+    with stderr_filtered():
+        app.run(run_command, flags_parser=_parse_or_exit)
 
 
 def _tensorflow_op_error():

@@ -15,6 +15,7 @@ from keras_albert.presets.preset_resolution import PresetResolutionMixin
 from keras_albert.utils.backend import optional_tensorflow
 from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.native_notices import SENTENCEPIECE_NOTICES
+from keras_albert.utils.native_notices import SENTENCEPIECE_RESOURCE_NOTICES
 from keras_albert.utils.native_notices import notices_held_back
 from keras_albert.utils.text_normalization import normalize_text
 
@@ -312,11 +313,17 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
         # (tensorflow/text#570), and every later tf.data map or tf.function
         # fails with "SentencepieceResource does not exist". Check it (one
         # tiny eager op) and re-create it before a graph captures the handle.
+        # The failed lookup logs two warnings of its own; held back (only
+        # those: every other line shows).
         self._maybe_initialized_tf()
         with tf.init_scope():
-            try:
-                self._sentence_piece.vocab_size()
-            except tf.errors.NotFoundError:
+            missing = False
+            with notices_held_back(SENTENCEPIECE_RESOURCE_NOTICES):
+                try:
+                    self._sentence_piece.vocab_size()
+                except tf.errors.NotFoundError:
+                    missing = True
+            if missing:
                 with notices_held_back(SENTENCEPIECE_NOTICES):
                     self._set_proto_tf(self.proto)
 

@@ -1,6 +1,7 @@
 """TensorFlow's native notices no user can act on are held back; every other
 line on stderr still shows, and all of it on an error."""
 
+import logging
 import os
 import pathlib
 import subprocess
@@ -9,9 +10,12 @@ import sys
 import pytest
 
 from keras_albert.utils import native_notices
+from keras_albert.utils.native_notices import COMMAND_NOTICES
 from keras_albert.utils.native_notices import SAVED_MODEL_NOTICES
+from keras_albert.utils.native_notices import SENTENCEPIECE_RESOURCE_NOTICES
 from keras_albert.utils.native_notices import STARTUP_NOTICES
 from keras_albert.utils.native_notices import TFLITE_NOTICES
+from keras_albert.utils.native_notices import forward_without_notices
 from keras_albert.utils.native_notices import notices_held_back
 from keras_albert.utils.native_notices import without_notices
 
@@ -155,3 +159,81 @@ def test_a_real_error_still_reaches_stderr(tmp_path):
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and "missing" in result.stderr
     assert "cuInit" not in result.stderr and "absl::InitializeLog" not in result.stderr
+
+
+# As TensorFlow 2.21 writes them while a command runs.
+COMMAND_LINES = [
+    "W0000 00:00:1795761216.617106   15227 op_kernel.cc:1858] OP_REQUIRES failed at "
+    "sentencepiece_kernels.cc:658 : NOT_FOUND: Resource localhost/_0_SentencepieceOp/"
+    "N10tensorflow4text12_GLOBAL__N_121SentencepieceResourceE does not exist.",
+    "W0000 00:00:1795761216.617163   15227 local_rendezvous.cc:412] Local rendezvous is aborting with "
+    "status: NOT_FOUND: Resource localhost/_0_SentencepieceOp/"
+    "N10tensorflow4text12_GLOBAL__N_121SentencepieceResourceE does not exist.",
+    "I0000 00:00:1795761247.655768   15864 cpu_feature_guard.cc:227] This TensorFlow binary is optimized "
+    "to use available CPU instructions in performance-critical operations.",
+    "To enable the following instructions: AVX2 AVX512F AVX512_VNNI AVX512_BF16 AVX_VNNI FMA, in other "
+    "operations, rebuild TensorFlow with the appropriate compiler flags.",
+    "I0000 00:00:1795761247.700000   15864 model_dataset_op.cc:92] Memory patch applied: "
+    "M_TRIM_THRESHOLD=128 kb was set.",
+    STARTUP_LINES[4],
+]
+
+
+def test_command_notices_drop_only_those_lines():
+    real = ["W0000 00:00:1.0   1 op_kernel.cc:1858] OP_REQUIRES failed at conv_ops.cc:1 : "
+            "INVALID_ARGUMENT: a real failure", "NOT_FOUND: Resource localhost/_0_MyOp/x does not exist."]
+    text = _text([COMMAND_LINES[0], real[0], *COMMAND_LINES[1:], *STARTUP_LINES[:3], real[1]])
+    assert without_notices(text, COMMAND_NOTICES) == _text(real)
+    # The tokenizer's check holds back its own two lines, no others.
+    assert without_notices(_text(COMMAND_LINES), SENTENCEPIECE_RESOURCE_NOTICES) == _text(COMMAND_LINES[2:])
+
+
+def test_retracing_warnings_are_dropped_and_other_tensorflow_warnings_kept():
+    native_notices.drop_retracing_warnings()
+    tf_logger = logging.getLogger("tensorflow")
+
+    def kept(message):
+        record = logging.LogRecord("tensorflow", logging.WARNING, __file__, 1, message, None, None)
+        return all(f.filter(record) for f in tf_logger.filters)
+
+    assert not kept("5 out of the last 5 calls to <function f at 0x1> triggered tf.function retracing. "
+                    "Tracing is expensive ...")
+    assert kept("Your input ran out of data; interrupting training.")
+
+
+def test_forwarding_keeps_lines_in_order_and_shows_a_partial_line():
+    source_read, source_write = os.pipe()
+    target_read, target_write = os.pipe()
+    os.write(source_write, _text([STARTUP_LINES[0], "first"]).encode() + b"sec")
+    os.write(source_write, b"ond\n" + _text([COMMAND_LINES[2], "third \xe9"]).encode() + b"a prompt: ")
+    os.close(source_write)
+    forward_without_notices(source_read, target_write, COMMAND_NOTICES, partial_wait=0.05)
+    os.close(target_write)
+    assert os.read(target_read, 1 << 16).decode() == "first\nsecond\nthird \xe9\na prompt: "
+
+
+FILTERED = """
+import os, sys, time
+from keras_albert.utils.native_notices import stderr_filtered
+with stderr_filtered():
+    os.write(2, {lines!r}.encode())
+    print("from Python", file=sys.stderr, flush=True)
+    {end}
+"""
+
+
+@pytest.mark.parametrize("end, shown", [
+    ("pass", ""),
+    # A native crash: the filter process outlives the command and passes
+    # its last lines on.
+    ("os.abort()", ""),
+    ("raise SystemExit('a fatal error, said once')", "a fatal error, said once\n"),
+])
+def test_a_filtered_command_shows_every_real_line_even_when_it_dies(end, shown):
+    lines = _text([STARTUP_LINES[0], "a real warning", *COMMAND_LINES, "another real line"])
+    # keras_albert skips its TensorFlow import while sys.argv is ["-m"] (as for
+    # `python -m`): the filter alone is under test.
+    script = "import sys; sys.argv = ['-m']; import keras_albert; sys.argv = ['x']\n" + FILTERED.format(
+        lines=lines, end=end)
+    result = _run(["-c", script])
+    assert result.stderr == "a real warning\nanother real line\nfrom Python\n" + shown
