@@ -12,14 +12,17 @@
     WORDNET_LICENSE        WordNet's licence, for a model trained on its text
     serving/               raw-string serving SavedModel (task presets), or
     tfhub/                 TF-Hub encoder + preprocessor (encoder presets)
-    training_run/          the run's metrics.json, for a preset written by
-                           `finetune`, `pretrain` or `distill` (OUTPUT/preset)
+    training_run/          the run's metrics.json (and pretrain's settings.json),
+                           for a preset written by `finetune`, `pretrain` or
+                           `distill` (OUTPUT/preset)
 
 The directory is staged and renamed into place only when complete (every
 export checked against the Keras model), then uploaded when `handle` is
 given: `kaggle://OWNER/MODEL/keras/VARIATION` or `hf://[OWNER/]NAME`. A
-failed upload raises `UploadError` and leaves the complete directory to
-upload later with `upload_published`; nothing claims success.
+failed upload raises `UploadError` and leaves the complete directory; the
+same call again once online retries (it replaces its own earlier output),
+or `upload_published` uploads the directory as it is; nothing claims
+success.
 """
 
 import json

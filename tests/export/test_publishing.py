@@ -219,3 +219,19 @@ def test_no_path_of_this_machine_is_published(tmp_path, unnamed_run):
     _, card = _card(out)
     assert "`train.tsv`" in card and "base/preset" in card and "run/preset" in card
     assert json.loads((out / "training_run" / "metrics.json").read_text())["labels"] == NAMES
+
+
+def test_base_model_and_datasets_come_from_the_run_record():
+    from keras_albert.export.preset_records import Record
+
+    record = Record("metrics.json", "training_run/metrics.json", "finetuning",
+                    {"preset": "albert-base-v2", "data": {"glue_task": "SST-2"}})
+    lineage = publishing._lineage("runs/sst/preset", [record])
+    # An alias of the official model is that model; its Hub id is the base.
+    assert lineage == ["albert_base_en_uncased"]
+    assert publishing._base_model(lineage, None) == "albert/albert-base-v2"
+    assert publishing._base_model(lineage, "me/my-albert") == "me/my-albert"
+    assert publishing._datasets([record], ()) == ["nyu-mll/glue"]
+    assert publishing._datasets([record], ["me/data"]) == ["me/data"]
+    # A bundled preset is no Hub model: no base_model claimed.
+    assert publishing._base_model(publishing._lineage("albert_tiny_en", []), None) is None
