@@ -90,6 +90,7 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
 
         # === Config ===
         self.use_cache = True
+        self._other_generate_functions = {}
 
     def compile(self, *args, sampler="top_k", **kwargs):
         """keras-hub's `CausalLM.compile`; `sampler` is a name in
@@ -97,6 +98,8 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
         `temperature`."""
         check_sampler(sampler)
         super().compile(*args, sampler=sampler, **kwargs)
+        # Compiled generate functions of the other cache mode (see `generate`).
+        self._other_generate_functions = {}
 
     def call_with_cache(self, token_ids, cache, cache_update_index):
         """Logits, hidden states and the updated cache for `token_ids`
@@ -211,8 +214,12 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
             )
         self.check_generate_inputs(inputs, max_length)
         if use_cache != self.use_cache:
+            # Each mode keeps its compiled function, so switching back and
+            # forth does not trace again.
+            stash = self._other_generate_functions
+            stash[self.use_cache] = self.generate_function
             self.use_cache = use_cache
-            self.generate_function = None
+            self.generate_function = stash.pop(use_cache, None)
         return super().generate(
             inputs,
             max_length=max_length,

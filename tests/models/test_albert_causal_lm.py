@@ -119,6 +119,12 @@ def test_batched_prompts_of_different_lengths_cached_and_uncached(sharing):
     for row, prompt in enumerate(prompts):
         assert list(cached["token_ids"][row]) == reference_greedy(model, prompt, 12)
     assert np.asarray(cached["padding_mask"]).all()
+    # Switching modes keeps each mode's compiled function.
+    compiled_without_cache = model.generate_function
+    model.generate(x, stop_token_ids=None, use_cache=True)
+    assert model.generate_function is not compiled_without_cache
+    model.generate(x, stop_token_ids=None, use_cache=False)
+    assert model.generate_function is compiled_without_cache
 
 
 def test_seeded_samplers_give_the_same_tokens_with_and_without_cache():
