@@ -30,6 +30,7 @@ import json
 import os
 import pathlib
 import shutil
+import sys
 import time
 
 import keras
@@ -570,6 +571,9 @@ def run_pretraining(settings):
         pretrainer,
         _train_dataset(settings, train_files, replicas, teacher, tokenizer),
         total_steps=settings.train_steps,
+        # Keras's live bar in a terminal; one line per interval in a log
+        # file (the live bar's redraws would fill it with escape codes).
+        verbose=1 if sys.stdout.isatty() else 2,
         checkpoint_dir=output / "checkpoints",
         checkpoint_every=settings.checkpoint_every,
         callbacks=[

@@ -8,7 +8,9 @@ steps it covers and the run's progress and time left instead:
     Steps 2,001-3,000 of 10,000 (checkpoint interval 3/10); run 20 % done, about 6 min left
 
 The time left is measured on this process's intervals (a resumed run
-starts counting again). The bar below it is Keras's, counting steps.
+starts counting again), leaving out the first once there are others: it
+includes compiling the step (a tiny model's first interval took 38 s
+here, the next under one). The bar below it is Keras's, counting steps.
 """
 
 import time
@@ -37,11 +39,11 @@ class IntervalProgress(keras.callbacks.ProgbarLogger):
     def __init__(self, total_steps, steps_per_interval):
         super().__init__()
         self.total_steps, self.steps_per_interval = total_steps, steps_per_interval
-        self._started, self._first_epoch = None, None
+        self._started, self._first_epoch, self._second_started = None, None, None
 
     def on_train_begin(self, logs=None):
         super().on_train_begin(logs)
-        self._started, self._first_epoch = time.monotonic(), None
+        self._started, self._first_epoch, self._second_started = time.monotonic(), None, None
 
     def header(self, epoch):
         """The line that opens epoch `epoch` (0-based)."""
@@ -52,8 +54,12 @@ class IntervalProgress(keras.callbacks.ProgbarLogger):
         if self._first_epoch is None:
             self._first_epoch = epoch
         done = epoch - self._first_epoch
+        if done == 1:
+            self._second_started = time.monotonic()
         if done:
-            seconds_per_interval = (time.monotonic() - self._started) / done
+            # Past the first interval (compiling) once there are others.
+            since, counted = (self._started, done) if done == 1 else (self._second_started, done - 1)
+            seconds_per_interval = (time.monotonic() - since) / counted
             line += f", about {_duration(seconds_per_interval * (intervals - epoch))} left"
         return line
 
