@@ -12,6 +12,8 @@ every epoch (a checkpoint interval here), which would replay data after each
 checkpoint, and a generator needs no extra package on the GPU machine.
 Gathering a batch of fixed-shape rows costs microseconds to milliseconds,
 and a background thread keeps `prefetch` batches ready while the step runs.
+With `dynamic_masking`, batch `i` is masked afresh from a generator seeded
+by `(seed, i)`: new masks every epoch, the same ones in a resumed run.
 """
 
 import queue
@@ -22,6 +24,9 @@ import numpy as np
 from keras_albert.models.albert_pretrainer import check_sentence_task
 from keras_albert.models.albert_pretrainer import pretraining_batch
 from keras_albert.utils.validation import check_positive_int
+
+# Tags the masking generators' seeds ("mask"), apart from the epochs' orders.
+_MASKING_STREAM = 0x6D61736B
 
 
 def numpy_pretraining_batch(features, sentence_task="sop"):
@@ -40,6 +45,8 @@ class PretrainingBatches:
         is_training: bool; True shuffles and repeats without end, False
             makes one pass in order (the last batch may be short).
         skip_batches: int >= 0, batches of the stream to leave out.
+        dynamic_masking: a `DynamicMasking`, or None to keep the stored
+            masks.
 
     Example:
     >>> arrays = {"input_ids": np.zeros((10, 8), "int32")}  # doctest: +SKIP
@@ -48,7 +55,7 @@ class PretrainingBatches:
     """
 
     def __init__(self, arrays, batch_size, seed=0, sentence_task="sop",
-                 is_training=True, skip_batches=0):
+                 is_training=True, skip_batches=0, dynamic_masking=None):
         check_positive_int("batch_size", batch_size)
         check_sentence_task(sentence_task)
         if isinstance(skip_batches, bool) or not isinstance(skip_batches, int) or skip_batches < 0:
@@ -65,6 +72,12 @@ class PretrainingBatches:
         self.sentence_task = sentence_task
         self.is_training = is_training
         self.skip_batches = skip_batches
+        if dynamic_masking is not None and not callable(dynamic_masking):
+            raise ValueError(
+                "`dynamic_masking` must be a DynamicMasking or None. Received: "
+                f"dynamic_masking={dynamic_masking!r}"
+            )
+        self.dynamic_masking = dynamic_masking
 
     @property
     def batches_per_epoch(self):
@@ -93,7 +106,16 @@ class PretrainingBatches:
         """Batch `index` of the stream as `(x, y, sample_weight)`."""
         rows = self.rows(index)
         features = {name: values[rows] for name, values in self.arrays.items()}
+        if self.dynamic_masking is not None:
+            features = self.dynamic_masking(features, self.masking_rng(index))
         return numpy_pretraining_batch(features, self.sentence_task)
+
+    def masking_rng(self, index):
+        """The generator batch `index` draws its masks from: a function of
+        `(seed, index)` only, apart from the stream that orders epochs."""
+        return np.random.default_rng(
+            np.random.SeedSequence(self.seed, spawn_key=(_MASKING_STREAM, index))
+        )
 
     def __iter__(self):
         index = self.skip_batches

@@ -5,6 +5,8 @@ tf.distribute strategy, as before. On JAX and PyTorch: one NumPy file per
 split (`data/train.npz`, `data/eval.npz`) read by
 `PretrainingBatches`, no TensorFlow anywhere; the features and the seeded,
 resumable batch order are the same idea, the files are not interchangeable.
+Dynamic masking runs on both (`mask_ngrams_tf` in tf.data, `DynamicMasking`
+in NumPy: the same statistics, not the same draws).
 """
 
 import os
@@ -12,6 +14,7 @@ import pathlib
 
 import keras
 
+from keras_albert.data.dynamic_masking import DynamicMasking
 from keras_albert.data.pretraining_arrays import read_pretraining_arrays
 from keras_albert.data.pretraining_arrays import write_pretraining_arrays
 from keras_albert.data.pretraining_batches import PretrainingBatches
@@ -61,8 +64,6 @@ def check_backend_settings(settings):
         return
     backend = keras.config.backend()
     unsupported = []
-    if settings.dynamic_masking:
-        unsupported.append("--dynamic_masking")
     if settings.teacher_embeddings:
         unsupported.append("--teacher_embeddings")
     if unsupported:
@@ -101,10 +102,15 @@ def train_stream(settings, files, replicas, sentence_batch, with_teacher):
     if not uses_tfrecords():
         arrays = read_pretraining_arrays(files)
 
+        masking = None
+        if settings.dynamic_masking:
+            masking = DynamicMasking(settings.vocabulary_size, settings.masked_lm_prob)
+
         def make_arrays(skip_batches):
             return PretrainingBatches(
                 arrays, settings.batch_size, seed=settings.seed,
                 sentence_task=settings.sentence_task, skip_batches=skip_batches,
+                dynamic_masking=masking,
             ).generator()
 
         return make_arrays

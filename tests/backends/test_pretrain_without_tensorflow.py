@@ -1,6 +1,7 @@
 """`pretrain` end to end on JAX with TensorFlow unimportable: NumPy
 instance files, checkpoints and a preset that TensorFlow loads; killed with
-SIGKILL and run again, it ends with the uninterrupted run's weights."""
+SIGKILL and run again, it ends with the uninterrupted run's weights, with
+stored or dynamic masks."""
 
 import json
 import os
@@ -78,12 +79,36 @@ def test_kill_9_then_same_command_gives_uninterrupted_weights(uninterrupted, tmp
         np.testing.assert_allclose(got, expected, atol=1e-6)
 
 
+def test_dynamic_masking_trains_and_resumes_after_kill_9_with_the_same_masks(uninterrupted, tmp_path):
+    """Masks drawn per batch from (seed, batch index): the resumed run ends
+    with the uninterrupted run's weights, and both differ from a run on the
+    stored masks."""
+    corpus, heldout, static, _ = uninterrupted
+    straight = tmp_path / "straight"
+    result = _run(_arguments(corpus, straight, heldout, dynamic_masking="true"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    killed = tmp_path / "killed"
+    stopped = _run(_arguments(corpus, killed, heldout, dynamic_masking="true"), KILL_AT_BATCH="6")
+    assert stopped.returncode == -9, stopped.stderr[-2000:]
+    resumed = _run(_arguments(corpus, killed, heldout, dynamic_masking="true"))
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "resumed at step 4" in resumed.stdout
+    dynamic = _weights(straight)
+    for got, expected in zip(_weights(killed), dynamic, strict=True):
+        np.testing.assert_allclose(got, expected, atol=1e-6)
+    assert any(not np.allclose(a, b, atol=1e-4) for a, b in zip(dynamic, _weights(static), strict=True))
+
+
 def test_tensorflow_only_flags_are_refused_before_any_work(tmp_path):
     corpus = _write_corpus(tmp_path / "corpus.txt", documents=4)
+    teacher = tmp_path / "teacher"
+    teacher.mkdir()
+    (teacher / "texts.txt").write_text("".join(f"text {i}\n" for i in range(4096)))
+    np.save(teacher / "vectors.npy", np.zeros((4096, 4), "float32"))
     output = tmp_path / "refused"
-    result = _run(_arguments(corpus, output, dynamic_masking="true"))
+    result = _run(_arguments(corpus, output, teacher_embeddings=str(teacher)))
     assert result.returncode != 0
-    assert "--dynamic_masking need KERAS_BACKEND=tensorflow (tf.data / tf.distribute); this run is on KERAS_BACKEND=jax." in result.stderr
+    assert "--teacher_embeddings need KERAS_BACKEND=tensorflow (tf.data / tf.distribute); this run is on KERAS_BACKEND=jax." in result.stderr
     assert not (output / "vocabulary.spm").exists()
 
 
