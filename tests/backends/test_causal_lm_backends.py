@@ -14,6 +14,8 @@ import pytest
 import keras_albert
 from tests.backends import causal_lm_worker
 
+pytestmark = pytest.mark.large
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SMALL = dict(
     vocabulary_size=60, num_layers=4, num_heads=2, embedding_dim=8,

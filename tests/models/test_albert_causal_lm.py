@@ -127,6 +127,7 @@ def test_batched_prompts_of_different_lengths_cached_and_uncached(sharing):
     assert model.generate_function is compiled_without_cache
 
 
+@pytest.mark.large
 def test_seeded_samplers_give_the_same_tokens_with_and_without_cache():
     model = causal_lm()
     x = packed([[2, 7, 9], [2, 5, 6, 8]], 12)
@@ -142,6 +143,7 @@ def test_seeded_samplers_give_the_same_tokens_with_and_without_cache():
         np.testing.assert_array_equal(cached, uncached)
 
 
+@pytest.mark.large
 def test_samplers_follow_their_rule():
     model = causal_lm()
     x = packed([[2, 7, 9], [2, 5, 6, 8]], 12)
@@ -223,6 +225,7 @@ def test_preprocessor_shifts_targets(text_model):
     assert np.asarray(y)[0, np.asarray(weights)[0].sum() - 1] == text_model.preprocessor.tokenizer.end_token_id
 
 
+@pytest.mark.large
 def test_fit_learns_a_text_it_then_generates(sentencepiece_proto):
     keras.utils.set_random_seed(1)
     tokenizer = AlbertTokenizer(proto=sentencepiece_proto)
@@ -309,3 +312,16 @@ def test_non_positive_temperature_is_refused(temperature):
     with pytest.raises(ValueError, match="`temperature` must be a positive number") as error:
         model.compile(sampler=GreedySampler(temperature=temperature))
     assert "\n" not in str(error.value)
+
+
+@pytest.mark.large
+def test_generation_compiles_under_xla():
+    # Static shapes and int32 indices: the cached and uncached loops compile
+    # with jit_compile=True (TPU readiness) and decode the same tokens.
+    model = causal_lm(sharing="all", num_groups=2, num_inner_repetitions=2)
+    x = packed([[2, 7, 9, 11], [2, 5]], 10)
+    expected = np.asarray(model.generate(x, stop_token_ids=None)["token_ids"])
+    model.compile(sampler="greedy", jit_compile=True)
+    for use_cache in (True, False):
+        tokens = model.generate(x, stop_token_ids=None, use_cache=use_cache)["token_ids"]
+        np.testing.assert_array_equal(tokens, expected)
