@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import logging
+import os
 import pathlib
 import sys
 import time
@@ -229,8 +230,8 @@ def classify(classifier, texts, pairs=None, batch_size=32):
             texts[start:stop], None if pairs is None else pairs[start:stop], batch_size))
         if count > chunk:
             elapsed = time.monotonic() - start_time
-            left = elapsed / stop * (count - stop)
-            _logger.info("Texts classified: %s/%s (%d %%), %.0f s, about %.0f s left",
+            left = f", about {elapsed / stop * (count - stop):.0f} s left" if stop < count else ""
+            _logger.info("Texts classified: %s/%s (%d %%), %.0f s%s",
                          f"{stop:,}", f"{count:,}", 100 * stop // count, elapsed, left)
     return np.concatenate(parts)
 
@@ -285,8 +286,13 @@ def format_rows(rows, output_format):
 def write_output(text, output):
     """`text` to the file `output` (whole or not at all) or standard output."""
     if output == STDOUT:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # The reader stopped early (`predict ... | head`): it read what it
+            # wanted. Python's exit flush would fail again on the closed pipe.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return
     write_file_atomically(output, text, name="--output")
     _logger.info("Wrote %s", output)
