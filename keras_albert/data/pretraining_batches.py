@@ -16,6 +16,7 @@ With `dynamic_masking`, batch `i` is masked afresh from a generator seeded
 by `(seed, i)`: new masks every epoch, the same ones in a resumed run.
 """
 
+import copy as _copy
 import queue
 import threading
 
@@ -78,6 +79,7 @@ class PretrainingBatches:
                 f"dynamic_masking={dynamic_masking!r}"
             )
         self.dynamic_masking = dynamic_masking
+        self.additions = ()
 
     @property
     def batches_per_epoch(self):
@@ -108,7 +110,17 @@ class PretrainingBatches:
         features = {name: values[rows] for name, values in self.arrays.items()}
         if self.dynamic_masking is not None:
             features = self.dynamic_masking(features, self.masking_rng(index))
-        return numpy_pretraining_batch(features, self.sentence_task)
+        batch = numpy_pretraining_batch(features, self.sentence_task)
+        for add in self.additions:
+            batch = add(index, batch)
+        return batch
+
+    def with_addition(self, add):
+        """A copy whose batch `i` also goes through `add(i, batch)` (e.g. a
+        second input stream such as `TeacherBatches.add`)."""
+        copy = _copy.copy(self)
+        copy.additions = (*self.additions, add)
+        return copy
 
     def masking_rng(self, index):
         """The generator batch `index` draws its masks from: a function of

@@ -5,8 +5,9 @@ tf.distribute strategy, as before. On JAX and PyTorch: one NumPy file per
 split (`data/train.npz`, `data/eval.npz`) read by
 `PretrainingBatches`, no TensorFlow anywhere; the features and the seeded,
 resumable batch order are the same idea, the files are not interchangeable.
-Dynamic masking runs on both (`mask_ngrams_tf` in tf.data, `DynamicMasking`
-in NumPy: the same statistics, not the same draws).
+Dynamic masking and teacher embeddings run on both (`mask_ngrams_tf` and
+tf.data zips on TensorFlow; `DynamicMasking` and `TeacherBatches` in NumPy:
+the same statistics and texts, not the same draws or order).
 """
 
 import os
@@ -62,15 +63,6 @@ def check_backend_settings(settings):
     """Refuses, before any work, what only the TensorFlow path does."""
     if uses_tfrecords():
         return
-    backend = keras.config.backend()
-    unsupported = []
-    if settings.teacher_embeddings:
-        unsupported.append("--teacher_embeddings")
-    if unsupported:
-        raise ValueError(
-            f"{', '.join(unsupported)} need KERAS_BACKEND=tensorflow (tf.data / "
-            f"tf.distribute); this run is on KERAS_BACKEND={backend}."
-        )
     check_strategy_for_backend(settings.strategy)
 
 
@@ -107,11 +99,12 @@ def train_stream(settings, files, replicas, sentence_batch, with_teacher):
             masking = DynamicMasking(settings.vocabulary_size, settings.masked_lm_prob)
 
         def make_arrays(skip_batches):
-            return PretrainingBatches(
+            batches = PretrainingBatches(
                 arrays, settings.batch_size, seed=settings.seed,
                 sentence_task=settings.sentence_task, skip_batches=skip_batches,
                 dynamic_masking=masking,
-            ).generator()
+            )
+            return with_teacher(batches, skip_batches).generator()
 
         return make_arrays
     from keras_albert.data.pretraining_tfrecords import pretraining_dataset
@@ -137,7 +130,10 @@ def heldout_stream(settings, path, batch_size, sentence_batch):
     """One ordered pass over the held-out instances (re-readable: `fit`
     evaluates it after every checkpoint interval)."""
     if not uses_tfrecords():
-        return _HeldOutBatches(read_pretraining_arrays(path), batch_size, settings.sentence_task)
+        return _HeldOutBatches(PretrainingBatches(
+            read_pretraining_arrays(path), batch_size, sentence_task=settings.sentence_task,
+            is_training=False,
+        ))
     from keras_albert.data.pretraining_tfrecords import pretraining_dataset
 
     return pretraining_dataset(path, batch_size, is_training=False).map(sentence_batch)
@@ -145,11 +141,12 @@ def heldout_stream(settings, path, batch_size, sentence_batch):
 
 class _HeldOutBatches(keras.utils.PyDataset):
     # A PyDataset starts over on every pass, which validation wants.
-    def __init__(self, arrays, batch_size, sentence_task):
+    def __init__(self, batches):
         super().__init__()
-        self.batches = PretrainingBatches(
-            arrays, batch_size, sentence_task=sentence_task, is_training=False
-        )
+        self.batches = batches
+
+    def with_addition(self, add):
+        return _HeldOutBatches(self.batches.with_addition(add))
 
     def __len__(self):
         return self.batches.batches_per_epoch

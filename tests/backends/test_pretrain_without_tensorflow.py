@@ -1,7 +1,7 @@
 """`pretrain` end to end on JAX with TensorFlow unimportable: NumPy
 instance files, checkpoints and a preset that TensorFlow loads; killed with
 SIGKILL and run again, it ends with the uninterrupted run's weights, with
-stored or dynamic masks."""
+stored or dynamic masks and with a teacher's sentence embeddings."""
 
 import json
 import os
@@ -15,6 +15,7 @@ import pytest
 import keras_albert
 from tests.cli.test_pretrain_command import _arguments
 from tests.cli.test_pretrain_command import _write_corpus
+from tests.conftest import synthetic_sentences
 
 pytestmark = pytest.mark.large
 
@@ -99,17 +100,40 @@ def test_dynamic_masking_trains_and_resumes_after_kill_9_with_the_same_masks(uni
     assert any(not np.allclose(a, b, atol=1e-4) for a, b in zip(dynamic, _weights(static), strict=True))
 
 
-def test_tensorflow_only_flags_are_refused_before_any_work(tmp_path):
-    corpus = _write_corpus(tmp_path / "corpus.txt", documents=4)
-    teacher = tmp_path / "teacher"
-    teacher.mkdir()
-    (teacher / "texts.txt").write_text("".join(f"text {i}\n" for i in range(4096)))
-    np.save(teacher / "vectors.npy", np.zeros((4096, 4), "float32"))
-    output = tmp_path / "refused"
-    result = _run(_arguments(corpus, output, teacher_embeddings=str(teacher)))
-    assert result.returncode != 0
-    assert "--teacher_embeddings need KERAS_BACKEND=tensorflow (tf.data / tf.distribute); this run is on KERAS_BACKEND=jax." in result.stderr
-    assert not (output / "vocabulary.spm").exists()
+def _teacher_directory(path, count=4200, dim=6):
+    path.mkdir()
+    (path / "texts.txt").write_text("\n".join(synthetic_sentences(count, seed=11)) + "\n")
+    vectors = np.random.default_rng(0).normal(size=(count, dim)).astype("float32")
+    np.save(path / "vectors.npy", vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
+    return str(path)
+
+
+def test_teacher_embeddings_train_a_head_and_resume_after_kill_9(uninterrupted, tmp_path):
+    """--teacher_embeddings and --dynamic_masking together, off TensorFlow:
+    teacher batch i joins pretraining batch i, so the resumed run ends with
+    the uninterrupted run's weights, embedding head included."""
+    corpus, heldout, _, _ = uninterrupted
+    teacher = _teacher_directory(tmp_path / "teacher")
+
+    def arguments(output):
+        return _arguments(corpus, output, heldout, dynamic_masking="true",
+                          teacher_embeddings=teacher, embedding_sequence_length=16)
+
+    straight = tmp_path / "straight"
+    result = _run(arguments(straight))
+    assert result.returncode == 0, result.stderr[-3000:]
+    metrics = json.loads((straight / "metrics.json").read_text())
+    for name in ("sentence_embedding_cosine", "mlm_accuracy"):
+        assert np.isfinite(metrics["train"][name]) and np.isfinite(metrics["heldout"][name])
+    assert keras_albert.AlbertPretrainer.from_preset(str(straight / "preset")).sentence_embedding_dim == 6
+    killed = tmp_path / "killed"
+    stopped = _run(arguments(killed), KILL_AT_BATCH="6")
+    assert stopped.returncode == -9, stopped.stderr[-2000:]
+    resumed = _run(arguments(killed))
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "resumed at step 4" in resumed.stdout
+    for got, expected in zip(_weights(killed), _weights(straight), strict=True):
+        np.testing.assert_allclose(got, expected, atol=1e-6)
 
 
 def test_tokenized_corpus_and_time_budget_then_the_same_command_continues(uninterrupted, tmp_path):
