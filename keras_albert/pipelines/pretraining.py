@@ -471,11 +471,13 @@ def _with_teacher(dataset, settings, teacher, tokenizer, training, skip_batches=
     return teacher.add_to(dataset, preprocessor, settings.batch_size, training, skip_batches)
 
 
-def _train_dataset(settings, files, replicas, teacher=None, tokenizer=None):
+def _train_dataset(settings, files, replicas, teacher, tokenizer):
     return pretraining_inputs.train_stream(
         settings, files, replicas,
         lambda features: pretraining_batch(features, settings.sentence_task),
         lambda dataset, skip: _with_teacher(dataset, settings, teacher, tokenizer, True, skip),
+        # The vocabulary trained, or init_preset's: --vocab_size may differ.
+        vocabulary_size=tokenizer.vocabulary_size(),
     )
 
 

@@ -84,8 +84,9 @@ def xla_allowed(strategy):
     return xla_supported(strategy)
 
 
-def train_stream(settings, files, replicas, sentence_batch, with_teacher):
-    """`skip_batches -> stream` for `resumable_fit`."""
+def train_stream(settings, files, replicas, sentence_batch, with_teacher, vocabulary_size):
+    """`skip_batches -> stream` for `resumable_fit`; dynamic masking draws
+    random replacements from `[0, vocabulary_size)`, the model's ids."""
     if settings.batch_size % replicas:
         raise ValueError(
             f"`batch_size={settings.batch_size}` must be a multiple of the "
@@ -96,7 +97,7 @@ def train_stream(settings, files, replicas, sentence_batch, with_teacher):
 
         masking = None
         if settings.dynamic_masking:
-            masking = DynamicMasking(settings.vocabulary_size, settings.masked_lm_prob)
+            masking = DynamicMasking(vocabulary_size, settings.masked_lm_prob)
 
         def make_arrays(skip_batches):
             batches = PretrainingBatches(
@@ -115,7 +116,7 @@ def train_stream(settings, files, replicas, sentence_batch, with_teacher):
             settings.batch_size,
             seed=settings.seed,
             dynamic_masking=settings.dynamic_masking,
-            vocabulary_size=settings.vocabulary_size,
+            vocabulary_size=vocabulary_size,
             masked_lm_prob=settings.masked_lm_prob,
             skip_batches=skip_batches,
             shuffle_buffer_size=settings.shuffle_buffer_size,

@@ -73,7 +73,10 @@ def test_first_step_loss_is_the_presets_loss_on_that_batch(base_preset):
     # The same first batch, scored by the preset as it was saved.
     files = sorted(str(p) for p in (root / "continued" / "data").glob("train-*"))
     batch = next(iter(
-        pretraining_pipeline._train_dataset(settings, files, resolve_strategy("cpu").num_replicas_in_sync)(0)
+        pretraining_pipeline._train_dataset(
+            settings, files, resolve_strategy("cpu").num_replicas_in_sync, None,
+            keras_albert.AlbertTokenizer.from_preset(str(preset)),
+        )(0)
     ))
     original = keras_albert.AlbertPretrainer.from_preset(str(preset))
     x, y, sample_weight = batch

@@ -1,0 +1,51 @@
+"""The pretraining input streams on both record formats: dynamic masking
+draws its random replacements from the model's vocabulary (the tokenizer's,
+which `--init_preset` fixes), not from `--vocab_size`."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from keras_albert.data.pretraining_instances import create_pretraining_instances
+from keras_albert.models.albert_pretrainer import pretraining_batch
+from keras_albert.pipelines import pretraining_inputs
+from keras_albert.pipelines.pretraining_settings import PretrainingSettings
+from tests.conftest import synthetic_sentences
+
+VOCABULARY = 80
+
+
+@pytest.mark.parametrize("tfrecords", [True, False], ids=["tfrecords", "numpy"])
+def test_dynamic_masking_replaces_with_ids_of_the_given_vocabulary(
+    sentencepiece_proto, tmp_path, monkeypatch, tfrecords
+):
+    if tfrecords:
+        pytest.importorskip("tensorflow")
+    monkeypatch.setattr(pretraining_inputs, "uses_tfrecords", lambda: tfrecords)
+    texts = synthetic_sentences(1200, seed=6)
+    instances = create_pretraining_instances(
+        [texts[i : i + 10] for i in range(0, len(texts), 10)], sentencepiece_proto,
+        max_seq_length=64, max_predictions_per_seq=10, seed=2,
+    )
+    settings = PretrainingSettings(
+        corpus=["unused"], output=str(tmp_path), vocabulary_size=30000, max_seq_length=64,
+        max_predictions_per_seq=10, num_shards=1, dynamic_masking=True, batch_size=16,
+        seed=4, shuffle_buffer_size=100,
+    )
+    paths = pretraining_inputs.train_paths(settings, tmp_path)
+    pretraining_inputs.write_instances(instances, paths)
+    stream = pretraining_inputs.train_stream(
+        settings, paths, 1, pretraining_batch, lambda dataset, skip: dataset,
+        vocabulary_size=VOCABULARY,
+    )(0)
+    if tfrecords:
+        stream = stream.as_numpy_iterator()
+    replaced = 0
+    for x, y, weights in itertools.islice(stream, 40):
+        real = np.asarray(weights["mlm"]) > 0
+        ids = np.take_along_axis(np.asarray(x["token_ids"]), np.asarray(x["mask_positions"]), axis=1)
+        assert np.asarray(x["token_ids"]).max() < VOCABULARY
+        replaced += (real & (ids != 4) & (ids != np.asarray(y["mlm"]))).sum()
+    # About 1 in 10 predictions is a random id: enough to have drawn big ids.
+    assert replaced > 200
