@@ -1,6 +1,6 @@
-"""AlbertCausalLM decodes the same on JAX as on TensorFlow: a model saved
-on TensorFlow is loaded in a JAX process (TensorFlow unimportable there)
-and its logits and generated tokens compared."""
+"""AlbertCausalLM decodes the same on JAX and PyTorch as on TensorFlow: a
+model saved on TensorFlow is loaded in a JAX (and a PyTorch) process with
+TensorFlow unimportable, and its logits and generated tokens compared."""
 
 import os
 import pathlib
@@ -21,6 +21,8 @@ SMALL = dict(
     vocabulary_size=60, num_layers=4, num_heads=2, embedding_dim=8,
     hidden_dim=16, intermediate_dim=32, max_sequence_length=16,
 )
+# Each in its own process with TensorFlow unimportable.
+BACKENDS = ("jax", "torch")
 CASES = {
     "shared_all": dict(sharing="all", num_groups=2, num_inner_repetitions=2),
     "gpt2_layout": dict(sharing="none", embedding_dim=16, normalize_first=True),
@@ -42,29 +44,35 @@ def computed(tmp_path_factory):
     np.savez(cases / "inputs.npz", token_ids=token_ids, padding_mask=padding_mask)
     tensorflow_out = cases.parent / "tensorflow.npz"
     causal_lm_worker.main(cases, tensorflow_out)
-    env = dict(os.environ, KERAS_BACKEND="jax", KERAS_ALBERT_BLOCK_TENSORFLOW="1")
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    jax_out = cases.parent / "jax.npz"
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "backends" / "causal_lm_worker.py"), str(cases), str(jax_out)],
-        env=env, capture_output=True, text=True, timeout=900,
+    results = {"tensorflow": dict(np.load(tensorflow_out))}
+    for backend in BACKENDS:
+        env = dict(os.environ, KERAS_BACKEND=backend, KERAS_ALBERT_BLOCK_TENSORFLOW="1")
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+        out = cases.parent / f"{backend}.npz"
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "tests" / "backends" / "causal_lm_worker.py"), str(cases), str(out)],
+            env=env, capture_output=True, text=True, timeout=900,
+        )
+        assert result.returncode == 0, result.stderr[-4000:]
+        results[backend] = dict(np.load(out))
+    return results
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_logits_match_tensorflow(computed, case, backend):
+    np.testing.assert_allclose(
+        computed[backend][f"{case}/logits"], computed["tensorflow"][f"{case}/logits"], atol=1e-5
     )
-    assert result.returncode == 0, result.stderr[-4000:]
-    return dict(np.load(tensorflow_out)), dict(np.load(jax_out))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_jax_logits_match_tensorflow(computed, case):
-    tensorflow, jax = computed
-    np.testing.assert_allclose(jax[f"{case}/logits"], tensorflow[f"{case}/logits"], atol=1e-5)
-
-
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_jax_decodes_the_same_tokens(computed, case):
-    tensorflow, jax = computed
+def test_decodes_the_same_tokens(computed, case, backend):
+    tensorflow, other = computed["tensorflow"], computed[backend]
     for key in ("greedy_cached", "greedy_uncached"):
-        np.testing.assert_array_equal(jax[f"{case}/{key}"], tensorflow[f"{case}/greedy_cached"])
+        np.testing.assert_array_equal(other[f"{case}/{key}"], tensorflow[f"{case}/greedy_cached"])
     # Prompts are kept, and every row is decoded to the full width.
-    assert (jax[f"{case}/greedy_cached"][1, :2] == [2, 5]).all()
-    assert jax[f"{case}/top_k_among_4_best"].all()
+    assert (other[f"{case}/greedy_cached"][1, :2] == [2, 5]).all()
+    assert other[f"{case}/top_k_among_4_best"].all()
     assert tensorflow[f"{case}/top_k_among_4_best"].all()
