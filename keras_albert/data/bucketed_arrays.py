@@ -6,9 +6,11 @@ TensorFlow), each example goes to the smallest bucket that holds it, and
 every epoch draws a new seeded order: rows shuffled within their bucket,
 cut into batches, the batches shuffled. The number of batches per epoch is
 fixed (the examples per bucket do not change), so XLA compiles at most two
-programs per bucket, as with the tf.data pipeline. Text classification
-(single texts and pairs) only: the multiple-choice and token-classification
-preprocessors pack with TensorFlow string ops.
+programs per bucket, as with the tf.data pipeline. Every fine-tuning
+preprocessor that packs raw inputs: texts and text pairs, multiple-choice
+dicts ([batch, choices, sequence] features, cut on the last axis) and word
+lists, whose per-piece labels and first-piece weights come from the
+preprocessor and are cut with the features.
 """
 
 import keras
@@ -18,18 +20,48 @@ from keras_albert.models.length_buckets import DEFAULT_BUCKETS
 from keras_albert.models.length_buckets import bucket_lengths
 from keras_albert.models.length_buckets import check_buckets
 from keras_albert.models.length_buckets import packed_lengths
+from keras_albert.models.preprocessor_inputs import is_text
 from keras_albert.utils.validation import check_positive_int
+
+
+def _count(x):
+    if isinstance(x, dict):
+        return len(x["context"])
+    return len(x[0]) if isinstance(x, tuple) and not is_word_lists(x) else len(x)
+
+
+def is_word_lists(x):
+    """Token classification's input: a list of word lists (a tuple of two
+    text lists is a batch of text pairs)."""
+    if not isinstance(x, (list, tuple)) or not x or not all(isinstance(row, (list, tuple)) for row in x):
+        return False
+    return not (isinstance(x, tuple) and len(x) == 2 and is_text(list(x[0])) and is_text(list(x[1])))
+
+
+def _pack(preprocessor, x, y, sample_weight):
+    """(features, targets): NumPy arrays; per-piece targets for word lists."""
+    if is_word_lists(x):
+        if sample_weight is not None:
+            raise ValueError("Word lists get their weights from the preprocessor (first pieces); pass no `sample_weight`.")
+        if y is None:
+            return preprocessor([list(words) for words in x]), []
+        features, labels, weights = preprocessor([list(words) for words in x], [list(row) for row in y])
+        return features, [np.asarray(labels), np.asarray(weights)]
+    packed = preprocessor(x=tuple(x) if isinstance(x, tuple) else x)
+    return packed, [np.asarray(t) for t in (y, sample_weight) if t is not None]
 
 
 class BucketedArrayBatches(keras.utils.PyDataset):
     """`(features, y[, sample_weight])` batches, each cut to its bucket.
 
     Args:
-        preprocessor: a text classifier's preprocessor (its
-            `sequence_length` is the largest padded length).
-        x: texts, or a `(texts, second_texts)` pair of lists.
-        y: labels, one per example (or None).
-        sample_weight: per-example weights (or None).
+        preprocessor: the task's preprocessor (text classifier, multiple
+            choice or token classifier; its `sequence_length` is the
+            largest padded length).
+        x: texts, a `(texts, second_texts)` pair of lists, a
+            multiple-choice dict or a list of word lists.
+        y: labels, one per example (one per word for word lists), or None.
+        sample_weight: per-example weights (or None; not for word lists).
         batch_size, buckets, shuffle, seed: as in `bucketed_dataset`.
     """
 
@@ -41,13 +73,16 @@ class BucketedArrayBatches(keras.utils.PyDataset):
             raise ValueError("`sample_weight` needs `y`.")
         buckets = check_buckets(buckets) or ()
         shapes = bucket_lengths(preprocessor.sequence_length, buckets)
-        packed = preprocessor(x=tuple(x) if isinstance(x, tuple) else x)
-        self.features = {name: np.asarray(value) for name, value in packed.items()}
+        if y is not None and len(y) != _count(x):
+            raise ValueError(f"`y` has {len(y)} entries for {_count(x)} examples.")
+        packed, self.targets = _pack(preprocessor, x, y, sample_weight)
+        self.features = {name: keras.ops.convert_to_numpy(value) for name, value in packed.items()}
         count = len(self.features["token_ids"])
-        self.targets = [np.asarray(t) for t in (y, sample_weight) if t is not None]
         for name, values in zip(("y", "sample_weight"), self.targets):
             if len(values) != count:
                 raise ValueError(f"`{name}` has {len(values)} entries for {count} examples.")
+        # Word lists' labels and weights are per piece: cut like the features.
+        self.per_position_targets = is_word_lists(x)
         lengths = packed_lengths({"padding_mask": self.features["padding_mask"]})
         self.bucket = np.searchsorted(shapes, np.minimum(lengths, shapes[-1]))
         self.shapes = shapes
@@ -75,8 +110,10 @@ class BucketedArrayBatches(keras.utils.PyDataset):
 
     def __getitem__(self, index):
         rows, length = self.batches[index]
-        features = {name: value[rows, :length] for name, value in self.features.items()}
-        return (features, *(target[rows] for target in self.targets))
+        # The sequence is the last axis (also of [batch, choices, sequence]).
+        features = {name: value[rows][..., :length] for name, value in self.features.items()}
+        targets = (target[rows, :length] if self.per_position_targets else target[rows] for target in self.targets)
+        return (features, *targets)
 
     def on_epoch_end(self):
         self.epoch += 1

@@ -87,21 +87,12 @@ def _packer(preprocessor, is_pair, word_lists):
 
 def bucketed_batches(preprocessor, x, y=None, batch_size=32, seed=None, buckets=DEFAULT_BUCKETS):
     """Length-bucketed training batches for the running backend: this
-    module's tf.data pipeline on TensorFlow, `BucketedArrayBatches` (NumPy,
-    text classification) on JAX and PyTorch."""
+    module's tf.data pipeline on TensorFlow, `BucketedArrayBatches` (NumPy
+    arrays packed once) on JAX and PyTorch."""
     if keras.config.backend() == "tensorflow":
         return bucketed_dataset(preprocessor, x, y, batch_size=batch_size, buckets=buckets, seed=seed)
     from keras_albert.data.bucketed_arrays import BucketedArrayBatches
-    from keras_albert.models.albert_text_classifier_preprocessor import (
-        AlbertTextClassifierPreprocessor,
-    )
 
-    if not isinstance(preprocessor, AlbertTextClassifierPreprocessor):
-        raise ValueError(
-            f"Fine-tuning with a {type(preprocessor).__name__} needs KERAS_BACKEND=tensorflow "
-            f"(it packs with TensorFlow string ops); this run is on KERAS_BACKEND={keras.config.backend()}. "
-            "Text classification runs on every backend."
-        )
     return BucketedArrayBatches(preprocessor, x, y, batch_size=batch_size, buckets=buckets, seed=seed)
 
 

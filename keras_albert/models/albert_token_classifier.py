@@ -20,9 +20,13 @@ from keras_albert.models.length_buckets import PackedInputsMixin
 from keras_albert.models.length_buckets import check_buckets
 from keras_albert.models.length_buckets import predict_packed
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
-from keras_albert.utils.backend import require_tensorflow
+from keras_albert.utils.backend import optional_tensorflow
 from keras_albert.utils.validation import check_positive_int
 from keras_albert.utils.validation import check_rate
+
+# Word lists go to the preprocessor as a ragged tensor where TensorFlow is
+# installed, as Python lists (its Python path) where it is not.
+tf = optional_tensorflow()[0]
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
@@ -107,18 +111,23 @@ class AlbertTokenClassifier(
 
     def predict_word_labels(self, words, batch_size=32):
         """One predicted label per word; -1 for words cut by truncation."""
-        tf = require_tensorflow("Word-level prediction (tf.ragged preprocessing)", backend_too=False)
         if self.preprocessor is None:
             raise ValueError("`predict_word_labels` needs a preprocessor.")
         words = [example.split() if isinstance(example, str) else list(example) for example in words]
-        ragged = tf.ragged.constant(words, dtype=tf.string)
+        if tf is None:
+            # The preprocessor's Python path takes the word lists as they are.
+            packed_words = words
+        else:
+            packed_words = tf.ragged.constant(words, dtype=tf.string)
         # Calling the preprocessor first also builds it (word_ids needs that).
-        features = keras.tree.map_structure(np.asarray, self.preprocessor(ragged))
-        word_ids = np.asarray(self.preprocessor.word_ids(ragged))
+        features = keras.tree.map_structure(keras.ops.convert_to_numpy, self.preprocessor(packed_words))
+        word_ids = keras.ops.convert_to_numpy(self.preprocessor.word_ids(packed_words))
         if self.length_buckets:
             logits = predict_packed(
                 self, features, batch_size, check_buckets(self.length_buckets), per_position_fill=0.0
             )
+        elif tf is None:
+            logits = keras.Model.predict(self, features, batch_size=batch_size, verbose=0)
         else:
             logits = self.predict(word_label_dataset(words, batch_size=batch_size), verbose=0)
         results = []

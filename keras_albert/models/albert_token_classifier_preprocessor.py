@@ -1,19 +1,30 @@
 """Words (and per-word labels) -> ALBERT inputs with sub-word aligned labels."""
 
+import re
+
 import keras
+import numpy as np
 from keras_hub.layers import StartEndPacker
 from keras_hub.models import Preprocessor
+from keras_hub.src.utils.tensor_utils import convert_preprocessing_outputs_python
 from keras_hub.src.utils.tensor_utils import preprocessing_function
 
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.preprocessor_inputs import BackboneSequenceLengthMixin
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.backend import optional_tensorflow
 from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.validation import check_sequence_length
 
+# Without TensorFlow, `call` and `word_ids` pack in Python (the tokenizer's
+# SentencePiece path, keras-hub's packers): the same arrays as tf.ragged.
+tf = optional_tensorflow()[0]
+
 # Packed positions that belong to no word ([CLS], [SEP], padding).
 NO_WORD = -1
+# `tf.strings.split` splits texts on ASCII whitespace only (not U+00A0).
+_ASCII_WHITESPACE = re.compile(r"[ \t\n\v\f\r]+")
 
 
 def _as_words(x):
@@ -34,6 +45,39 @@ def _as_words(x):
             f"Received: {x!r}"
         )
     return tf.strings.split(texts)
+
+
+def _python_words(x):
+    """Word lists (str) from word lists or whole texts, as `_as_words` reads them."""
+    if isinstance(x, np.ndarray):
+        x = x.tolist()
+    if not isinstance(x, (list, tuple)):
+        raise ValueError(
+            "`x` must be a batch of word lists (list of lists of str) or a batch of "
+            f"texts split on whitespace. Received: {x!r:.200}"
+        )
+
+    def text(item):
+        if isinstance(item, bytes):
+            return item.decode("utf-8")
+        if not isinstance(item, str):
+            raise ValueError(f"`x` must hold strings (words or texts). Received {item!r:.80}.")
+        return item
+
+    rows = []
+    for item in x:
+        if isinstance(item, (list, tuple, np.ndarray)):
+            rows.append([text(word) for word in list(item)])
+        else:
+            rows.append([word for word in _ASCII_WHITESPACE.split(text(item)) if word])
+    return rows
+
+
+def _python_word_labels(y, words):
+    labels = [np.asarray(row).reshape(-1).astype("int32").tolist() for row in y]
+    if len(labels) != len(words) or any(len(a) != len(b) for a, b in zip(labels, words)):
+        raise ValueError("`y` must hold exactly one label per word.")
+    return labels
 
 
 def _as_word_labels(y, words):
@@ -135,7 +179,9 @@ class AlbertTokenClassifierPreprocessor(
     @preprocessing_function
     def word_ids(self, x):
         """[batch, sequence] index of the word starting at each position, or -1."""
-        tf = require_tensorflow("AlbertTokenClassifierPreprocessor (tf.ragged preprocessing)", backend_too=False)
+        if tf is None:
+            return self.word_ids_in_python(x)
+        require_tensorflow("AlbertTokenClassifierPreprocessor (tf.ragged preprocessing)", backend_too=False)
         words, lengths, first, token_ids = self._pieces(x)
         position_in_example = tf.range(tf.size(lengths), dtype=tf.int64) - tf.repeat(
             words.row_starts(), words.row_lengths()
@@ -147,7 +193,9 @@ class AlbertTokenClassifierPreprocessor(
 
     @preprocessing_function
     def call(self, x, y=None, sample_weight=None):
-        tf = require_tensorflow("AlbertTokenClassifierPreprocessor (tf.ragged preprocessing)", backend_too=False)
+        if tf is None:
+            return self.call_in_python(x, y, sample_weight)
+        require_tensorflow("AlbertTokenClassifierPreprocessor (tf.ragged preprocessing)", backend_too=False)
         words, lengths, first, ragged_ids = self._pieces(x)
         token_ids, padding_mask = self.packer(ragged_ids)
         features = {
@@ -161,6 +209,55 @@ class AlbertTokenClassifierPreprocessor(
         piece_labels = self._side(tf.repeat(labels.flat_values, lengths), ragged_ids)
         weights = tf.cast(self._side(tf.cast(first, "int32"), ragged_ids), "float32")
         return features, piece_labels, weights
+
+    # === The Python path (no TensorFlow): lists in, the same arrays out ===
+
+    def _python_pieces(self, x):
+        """(words, pieces of each word per example): lists of lists."""
+        words = _python_words(x)
+        flat = [word for row in words for word in row]
+        pieces = [list(map(int, ids)) for ids in self.tokenizer(flat)] if flat else []
+        per_example, start = [], 0
+        for row in words:
+            per_example.append(pieces[start:start + len(row)])
+            start += len(row)
+        return words, per_example
+
+    def _side_in_python(self, rows):
+        """Per-piece values packed like the ids (0 at [CLS], [SEP], padding)."""
+        return keras.ops.convert_to_numpy(self.side_packer(rows)).astype("int32")
+
+    def word_ids_in_python(self, x):
+        """`word_ids` without TensorFlow."""
+        _, pieces = self._python_pieces(x)
+        # Shifted by one so that padding (0) becomes -1.
+        marked = [[word + 1 if i == 0 else 0 for word, ids in enumerate(row) for i in range(len(ids))]
+                  for row in pieces]
+        return convert_preprocessing_outputs_python(self._side_in_python(marked) - 1)
+
+    def call_in_python(self, x, y=None, sample_weight=None):
+        """`call` without TensorFlow: the same packed arrays (NumPy inside
+        Grain, backend tensors otherwise), from lists of words or texts."""
+        words, pieces = self._python_pieces(x)
+        ids = [[piece for word in row for piece in word] for row in pieces]
+        token_ids, padding_mask = self.packer(ids)
+        token_ids = keras.ops.convert_to_numpy(token_ids).astype("int32")
+        features = {
+            "token_ids": token_ids,
+            "segment_ids": np.zeros_like(token_ids),
+            "padding_mask": keras.ops.convert_to_numpy(padding_mask).astype("int32"),
+        }
+        if y is None:
+            return keras.utils.pack_x_y_sample_weight(
+                convert_preprocessing_outputs_python(features), None, sample_weight
+            )
+        labels = _python_word_labels(y, words)
+        piece_labels = [[label for label, word in zip(row_labels, row) for _ in word]
+                        for row_labels, row in zip(labels, pieces)]
+        first = [[int(i == 0) for word in row for i in range(len(word))] for row in pieces]
+        return convert_preprocessing_outputs_python(
+            (features, self._side_in_python(piece_labels), self._side_in_python(first).astype("float32"))
+        )
 
     def get_config(self):
         config = super().get_config()

@@ -88,8 +88,9 @@ def _finetuning_run(output):
     return isinstance(metrics, dict) and {"best", "selection_metric", "history"} <= set(metrics)
 
 
-# Tasks whose preprocessing runs without TensorFlow (keras-hub's Python path).
-_ANY_BACKEND_TASKS = ("classification", "regression")
+# Tasks whose preprocessing runs without TensorFlow (the preprocessors'
+# Python path: SentencePiece in Python, packing in NumPy).
+_ANY_BACKEND_TASKS = ("classification", "regression", "multiple_choice", "token_classification")
 
 
 def check_finetune_settings(settings):
@@ -104,7 +105,7 @@ def check_finetune_settings(settings):
         raise ValueError(f"`--strategy` must be one of {STRATEGY_NAMES}. Received: {settings.strategy!r}")
     backend = keras.config.backend()
     if backend != "tensorflow" and settings.task not in _ANY_BACKEND_TASKS:
-        # Their preprocessors (and squad's serving) use TensorFlow string ops.
+        # Their preprocessors use TensorFlow string ops.
         raise ValueError(
             f"`--task={settings.task}` needs KERAS_BACKEND=tensorflow; this run is on "
             f"KERAS_BACKEND={backend}, where {_ANY_BACKEND_TASKS} run."

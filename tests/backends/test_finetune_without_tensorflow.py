@@ -1,6 +1,8 @@
 """`finetune` on JAX with TensorFlow unimportable: length-bucketed NumPy
-batches train the bundled preset; the preset it writes loads on TensorFlow;
-what needs TensorFlow (the serving export, other tasks) says so."""
+batches train the bundled preset for every task; the preset it writes loads
+on TensorFlow and scores there as it scored on JAX; the preprocessors'
+Python path packs what their TensorFlow path packs; what needs TensorFlow
+(the serving export, TFDS) says so."""
 
 import json
 import os
@@ -12,6 +14,8 @@ import numpy as np
 import pytest
 
 import keras_albert
+from keras_albert.pipelines.finetuning_tasks import make_task
+from tests.backends.task_packing_worker import pack
 from tests.conftest import _WORDS
 
 pytestmark = pytest.mark.large
@@ -20,9 +24,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 WORKER = pathlib.Path(__file__).with_name("cli_worker.py")
 
 
-def _run(arguments):
+def _run(arguments, worker=WORKER):
     return subprocess.run(
-        [sys.executable, str(WORKER), *arguments],
+        [sys.executable, str(worker), *arguments],
         env=dict(os.environ, KERAS_BACKEND="jax", PYTHONPATH=str(ROOT)),
         capture_output=True, text=True, timeout=900,
     )
@@ -61,10 +65,66 @@ def test_classification_trains_and_its_preset_loads_on_tensorflow(tmp_path):
     assert metrics["best"]["accuracy"] > 0.6
 
 
-def test_tensorflow_only_tasks_are_refused_before_any_work(tmp_path):
+def test_the_python_path_packs_what_the_tensorflow_path_packs(tmp_path):
+    result = _run([str(tmp_path / "packed.npz")], worker=WORKER.with_name("task_packing_worker.py"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    without_tensorflow = np.load(tmp_path / "packed.npz")
+    on_tensorflow = pack()
+    assert set(without_tensorflow.files) == set(on_tensorflow)
+    for name, expected in on_tensorflow.items():
+        assert without_tensorflow[name].dtype == expected.dtype, name
+        np.testing.assert_array_equal(without_tensorflow[name], expected, err_msg=name)
+
+
+def _score_on_tensorflow(task_name, preset, train, evaluation):
+    """The task's scores of the preset on the evaluation file, here (TensorFlow)."""
+    task = make_task(task_name, sequence_length=32, batch_size=8)
+    task.read(train, "train")
+    model = getattr(keras_albert, {
+        "multiple_choice": "AlbertMultipleChoice", "token_classification": "AlbertTokenClassifier",
+        "squad": "AlbertQuestionAnswerer",
+    }[task_name]).from_preset(str(preset))
+    return task.score(model, task.read(evaluation, "eval"))
+
+
+def _trains_and_scores_the_same_on_tensorflow(tmp_path, task, train):
+    result = _run(_arguments(train, tmp_path / "out", task=task))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Serving SavedModel: not written (export needs KERAS_BACKEND=tensorflow)" in result.stdout
+    metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())
+    assert len(metrics["history"]) == 2
+    # The kept epoch's model, loaded on TensorFlow, scores the evaluation
+    # file as the JAX run scored it (packing and prediction agree).
+    scores = _score_on_tensorflow(task, tmp_path / "out" / "preset", train, train)
+    for name, value in scores.items():
+        assert value == pytest.approx(metrics["best"][name], abs=1e-6), name
+    return metrics
+
+
+def test_multiple_choice_trains_and_scores_the_same_on_tensorflow(tmp_path):
+    rng = np.random.default_rng(0)
+    (tmp_path / "race").mkdir()
+    for article in range(2):
+        options = [list(rng.permutation(["the cat", "a dog", "a fish"])) for _ in range(8)]
+        race = {"article": "the cat sleeps in the garden", "questions": ["who sleeps?", "_ sleeps."] * 4,
+                "options": options, "answers": ["ABC"[row.index("the cat")] for row in options]}
+        (tmp_path / "race" / f"{article}.txt").write_text(json.dumps(race))
+    metrics = _trains_and_scores_the_same_on_tensorflow(tmp_path, "multiple_choice", tmp_path / "race")
+    assert "accuracy" in metrics["best"]
+
+
+def test_token_classification_trains_and_scores_the_same_on_tensorflow(tmp_path):
+    sentences = ["the O\ncat ANIMAL\nsleeps O", "a O\nhorse ANIMAL\nruns O\nquickly O", "Anne PERSON\nwalks O"]
+    (tmp_path / "train.conll").write_text("\n\n".join(sentences * 8) + "\n")
+    metrics = _trains_and_scores_the_same_on_tensorflow(tmp_path, "token_classification", tmp_path / "train.conll")
+    assert metrics["labels"] == ["ANIMAL", "O", "PERSON"]
+    # Learned: the best epoch beats labelling every word O (5 of 9 words).
+    assert metrics["best"]["accuracy"] > 0.6
+
+
+def test_tfds_is_refused_before_any_work(tmp_path):
     train = _train_file(tmp_path / "train.tsv")
-    result = _run(_arguments(train, tmp_path / "out", task="token_classification"))
+    result = _run(_arguments(train, tmp_path / "out") + ["--tfds=imdb_reviews"])
     assert result.returncode == 2
-    assert ("`--task=token_classification` needs KERAS_BACKEND=tensorflow; this run is on "
-            "KERAS_BACKEND=jax") in result.stderr
+    assert "`--tfds` reads with tensorflow-datasets: it needs KERAS_BACKEND=tensorflow (this run: jax)" in result.stderr
     assert not (tmp_path / "out").exists()

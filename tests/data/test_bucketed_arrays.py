@@ -46,3 +46,48 @@ def test_every_example_once_per_epoch_at_its_bucket(preprocessor):
 def test_counts_must_match(preprocessor):
     with pytest.raises(ValueError, match="`y` has 3 entries for 50 examples"):
         BucketedArrayBatches(preprocessor, _texts(), [0, 1, 2])
+
+
+def test_multiple_choice_features_are_cut_on_the_sequence_axis(sentencepiece_proto):
+    tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
+    preprocessor = keras_albert.AlbertMultipleChoicePreprocessor(tokenizer, sequence_length=64)
+    texts = _texts(20)
+    x = {"context": texts, "question": ["who?"] * 20, "choices": [["a cat", "the dog"]] * 20}
+    batches = BucketedArrayBatches(preprocessor, x, np.arange(20), batch_size=8, buckets=(16, 32), seed=0)
+    full = {name: np.asarray(value) for name, value in preprocessor(x).items()}
+    seen = []
+    for index in range(len(batches)):
+        features, y = batches[index]
+        length = features["token_ids"].shape[-1]
+        assert features["token_ids"].shape == (len(y), 2, length)
+        for name, value in features.items():
+            np.testing.assert_array_equal(value, full[name][y, :, :length])
+        seen += list(y)
+    assert sorted(seen) == list(range(20))
+
+
+def test_word_lists_carry_per_piece_labels_and_weights_cut_with_the_features(sentencepiece_proto):
+    tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
+    preprocessor = keras_albert.AlbertTokenClassifierPreprocessor(tokenizer, sequence_length=64)
+    words = [text.split() for text in _texts(20)]
+    # Labels by position: rows that pack to equal ids get equal labels.
+    labels = [[position % 3 for position in range(len(row))] for row in words]
+    batches = BucketedArrayBatches(preprocessor, words, labels, batch_size=8, buckets=(16, 32), seed=0)
+    features, piece_labels, weights = (np.asarray(v) if not isinstance(v, dict) else v
+                                       for v in preprocessor(words, labels))
+    rows = 0
+    for index in range(len(batches)):
+        batch, y, w = batches[index]
+        length = batch["token_ids"].shape[-1]
+        assert y.shape == w.shape == batch["token_ids"].shape
+        # Rows are found by their token ids (the order is shuffled).
+        for row_ids, row_y, row_w in zip(batch["token_ids"], y, w):
+            match = np.flatnonzero((np.asarray(features["token_ids"])[:, :length] == row_ids).all(-1))[0]
+            np.testing.assert_array_equal(row_y, piece_labels[match, :length])
+            np.testing.assert_array_equal(row_w, weights[match, :length])
+            # Every word's first piece is weighted once, however the batch is cut.
+            assert row_w.sum() == min(len(words[match]), int(weights[match].sum()))
+        rows += len(y)
+    assert rows == 20
+    with pytest.raises(ValueError, match="pass no `sample_weight`"):
+        BucketedArrayBatches(preprocessor, words, labels, sample_weight=np.ones(20))
