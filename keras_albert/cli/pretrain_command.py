@@ -4,6 +4,23 @@ Trains a SentencePiece vocabulary, creates pretraining instances as
 Google's release does, trains with LAMB on the chosen tf.distribute
 strategy and writes a keras_albert preset to OUTPUT/preset. Run the same
 command again after an interruption to continue exactly where it stopped.
+
+The defaults pretrain a tiny model that a CPU finishes: the bundled
+albert_tiny_en's shape (4 layers, hidden 256, embeddings 128; 1.9M backbone
+parameters with 8,000 pieces), 128-token instances, 1,000 steps of 32:
+
+  python -m keras_albert pretrain --corpus "corpus/*.txt" --output runs/tiny
+
+Picking a size: the model's cost per step grows with --config's layers and
+width and with --max_seq_length (attention: its square); quality grows with
+steps x batch. Take the tiny shape on a CPU, albert_base_en_uncased (the
+paper's base: 12 layers, hidden 768) with --vocab_size 30000
+--max_seq_length 512 on a GPU or TPU, with --train_steps and --batch_size
+as large as the time allows (the paper: 125,000 steps of 4,096):
+
+  python -m keras_albert pretrain --corpus "corpus/*.txt" --output runs/base \\
+      --config albert_base_en_uncased --vocab_size 30000 --max_seq_length 512 \\
+      --batch_size 4096 --train_steps 125000 --checkpoint_every 5000
 """
 
 from absl import flags
@@ -29,8 +46,10 @@ def define_flags(flag_values):
     flags.DEFINE_string("output", None, "run directory, resumed if it exists (required)", required=True,
                         flag_values=fv)
     flags.DEFINE_string("config", defaults.config,
-                        "official preset name, JSON file or inline JSON object of AlbertBackbone "
-                        "arguments (vocabulary_size is set from the vocabulary)", flag_values=fv)
+                        "model shape: an official preset's name (albert_base_en_uncased, ...), a bundled "
+                        "preset's (albert_tiny_en, ...), a JSON file or inline JSON object of AlbertBackbone "
+                        "arguments (vocabulary_size is set from the vocabulary); new weights either way",
+                        flag_values=fv)
     flags.DEFINE_integer("vocab_size", defaults.vocabulary_size, "SentencePiece pieces", flag_values=fv)
     flags.DEFINE_alias("vocabulary_size", "vocab_size", flag_values=fv)
     flags.DEFINE_enum("document_boundary", defaults.document_boundary, ("blank_line", "file"),

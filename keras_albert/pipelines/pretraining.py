@@ -56,6 +56,8 @@ from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.pipelines import pretraining_inputs
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.training_curves import plot_pretraining_curve
+from keras_albert.presets.preset_resolution import bundled_presets
+from keras_albert.presets.preset_resolution import bundled_presets_dir
 from keras_albert.presets.preset_resolution import resolve_preset
 from keras_albert.training.batch_streams import stream_evaluate
 from keras_albert.training.curve_log import CurveLog
@@ -118,10 +120,24 @@ def log(message):
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
+# Keras's own entries in a saved config, not AlbertBackbone arguments.
+_NOT_SHAPE = ("name", "trainable", "dtype")
+
+
+def _bundled_shape(name):
+    """A bundled preset's backbone arguments, positions aside: a new model
+    of that shape takes `max_seq_length` positions."""
+    saved = json.loads((bundled_presets_dir() / name / "config.json").read_text(encoding="utf-8"))["config"]
+    return {key: value for key, value in saved.items() if key not in (*_NOT_SHAPE, "max_sequence_length")}
+
+
 def backbone_config(config, vocabulary_size, max_seq_length):
-    """Backbone kwargs from a preset name, a JSON file or an inline object."""
+    """Backbone kwargs from an official preset name, a bundled preset's name
+    (its shape, new weights), a JSON file or an inline object."""
     if config in OFFICIAL_PRESETS:
         values = dict(OFFICIAL_PRESETS[config]["config"])
+    elif config in bundled_presets():
+        values = _bundled_shape(config)
     elif isinstance(config, str) and config.lstrip().startswith("{"):
         values = _json_object(config, "the inline --config")
     elif isinstance(config, str) and os.path.isfile(config):
@@ -130,7 +146,8 @@ def backbone_config(config, vocabulary_size, max_seq_length):
     else:
         raise ValueError(
             "`config` must be an official preset name "
-            f"({sorted(OFFICIAL_PRESETS)}), a JSON file or an inline JSON "
+            f"({sorted(OFFICIAL_PRESETS)}), a bundled preset's name ({sorted(bundled_presets())}), "
+            "a JSON file or an inline JSON "
             f"object of AlbertBackbone arguments. Received: config={config!r}"
         )
     values["vocabulary_size"] = vocabulary_size
