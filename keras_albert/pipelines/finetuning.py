@@ -88,11 +88,6 @@ def _finetuning_run(output):
     return isinstance(metrics, dict) and {"best", "selection_metric", "history"} <= set(metrics)
 
 
-# Tasks whose preprocessing runs without TensorFlow (the preprocessors'
-# Python path: SentencePiece in Python, packing in NumPy).
-_ANY_BACKEND_TASKS = ("classification", "regression", "multiple_choice", "token_classification")
-
-
 def check_finetune_settings(settings):
     """Fails on a bad value before any data or model is loaded.
 
@@ -103,13 +98,9 @@ def check_finetune_settings(settings):
         raise ValueError(f"`--task` must be one of {FINETUNING_TASKS}. Received: {settings.task!r}")
     if settings.strategy not in STRATEGY_NAMES:
         raise ValueError(f"`--strategy` must be one of {STRATEGY_NAMES}. Received: {settings.strategy!r}")
+    # Every task runs on every backend (off TensorFlow the preprocessors pack
+    # in Python and NumPy); TFDS and the serving export are TensorFlow's.
     backend = keras.config.backend()
-    if backend != "tensorflow" and settings.task not in _ANY_BACKEND_TASKS:
-        # Their preprocessors use TensorFlow string ops.
-        raise ValueError(
-            f"`--task={settings.task}` needs KERAS_BACKEND=tensorflow; this run is on "
-            f"KERAS_BACKEND={backend}, where {_ANY_BACKEND_TASKS} run."
-        )
     if backend != "tensorflow" and settings.tfds:
         raise ValueError(f"`--tfds` reads with tensorflow-datasets: it needs KERAS_BACKEND=tensorflow (this run: {backend}).")
     for name in ("epochs", "batch_size", "sequence_length", "doc_stride"):

@@ -1,6 +1,7 @@
 """Packs the fine-tuning tasks' inputs with TensorFlow unimportable (the
-preprocessors' Python path) and writes the arrays, for a TensorFlow
-process to compare with its tf.strings / tf.ragged path.
+preprocessors' Python path, SentencePiece's Python normalisation for span
+QA's windows) and writes the arrays, for a TensorFlow process to compare
+with its tf.strings / tf.ragged path.
 
     KERAS_BACKEND=jax python tests/backends/task_packing_worker.py OUT.npz
 """
@@ -36,6 +37,14 @@ WORDS = [
 ]
 WORD_LABELS = [[1, 2, 0, 0, 3, 3, 1, 0], [4, 0, 4, 1, 2], [0, 1] * 12]
 TEXTS = ["Crème\u00a0brûlée  and\tnaïve café", " Anne  walked home "]
+# Span QA: contexts longer than one window (doc_stride 8), accents, an
+# answer past the first window and one with no answer.
+QUESTIONS = ["Where did Anne walk?", "Who made the crème brûlée?"]
+CONTEXTS = [
+    "Anne Elliot walked slowly from Kellynch Hall, past the old church and the river, to Uppercross.",
+    "The naïve cook, Mrs. Musgrove, made the crème brûlée for dinner.",
+]
+ANSWERS = [("to Uppercross", CONTEXTS[0].index("to Uppercross")), None]
 
 
 def pack(preset="albert_tiny_en"):
@@ -52,6 +61,13 @@ def pack(preset="albert_tiny_en"):
     arrays["words_word_ids"] = token.word_ids(WORDS)
     for name, value in token(TEXTS).items():
         arrays[f"texts_{name}"] = value
+    squad = keras_albert.AlbertQuestionAnswererPreprocessor.from_preset(
+        preset, sequence_length=SEQUENCE_LENGTH, doc_stride=8)
+    windows = squad.windows(QUESTIONS, CONTEXTS, ANSWERS)
+    for name, value in windows.features.items():
+        arrays[f"windows_{name}"] = value
+    for name in ("start_positions", "end_positions", "example_index", "position_word", "max_context"):
+        arrays[f"windows_{name}"] = getattr(windows, name)
     return {name: keras.ops.convert_to_numpy(value) for name, value in arrays.items()}
 
 

@@ -122,6 +122,21 @@ def test_token_classification_trains_and_scores_the_same_on_tensorflow(tmp_path)
     assert metrics["best"]["accuracy"] > 0.6
 
 
+def test_squad_trains_and_scores_the_same_on_tensorflow(tmp_path):
+    paragraphs = []
+    for context, question, answer in [
+        ("the cat sleeps in the garden", "which animal sleeps?", "cat"),
+        ("a horse runs by the river every morning", "where does the horse run?", "by the river"),
+        ("Anne wrote a letter to her sister", "what did Anne write?", "a letter"),
+    ]:
+        qas = [{"id": f"{question}{i}", "question": question,
+                "answers": [{"text": answer, "answer_start": context.index(answer)}]} for i in range(4)]
+        paragraphs.append({"context": context, "qas": qas})
+    (tmp_path / "squad.json").write_text(json.dumps({"data": [{"paragraphs": paragraphs}]}))
+    metrics = _trains_and_scores_the_same_on_tensorflow(tmp_path, "squad", tmp_path / "squad.json")
+    assert set(metrics["best"]) >= {"f1", "exact_match"}
+
+
 def test_tfds_is_refused_before_any_work(tmp_path):
     train = _train_file(tmp_path / "train.tsv")
     result = _run(_arguments(train, tmp_path / "out") + ["--tfds=imdb_reviews"])
