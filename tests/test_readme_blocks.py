@@ -4,15 +4,29 @@ Each ```python block runs in a fresh namespace in a temporary directory;
 placeholders (a preset path, a fine-tuned teacher, an exported file) are
 replaced by bundled presets or by files this test makes, and long fits by
 a step or an epoch. Each ``python -m keras_albert`` command in a shell
-block is parsed by the command's own absl flags: its command and every
-flag it uses must exist and take the values written.
+block (or in inline code, where a table says what to download first) is
+parsed by the command's own absl flags: its command and every flag it uses
+must exist and take the values written.
+
+The large `test_shell_blocks_run_in_order` runs every shell block of
+README.md as pasted, in order, in one temporary directory holding a copy
+of `examples/`: each must exit with status 0 and write what its
+``--output``/``--dst`` flags name. `examples/data/` holds the files they run
+on; `test_readme_data_is_rebuilt_and_not_held_out` rebuilds them.
 """
 
+import ast
 import importlib
+import importlib.util
+import os
 import pathlib
 import re
 import shlex
+import shutil
+import subprocess
+import sys
 import textwrap
+import time
 
 import pytest
 
@@ -61,7 +75,7 @@ def _python_blocks():
 
 
 def _commands():
-    """Every `python -m keras_albert ...` command in a shell block, as argv."""
+    """Every `python -m keras_albert ...` command in a shell block or inline code, as argv."""
     params = []
     for path in READMES:
         for language, line, code in code_blocks(path):
@@ -76,7 +90,27 @@ def _commands():
                     params.append(
                         pytest.param(words[3:], id=f"{path.relative_to(ROOT)}:{line}:{words[3]}:{offset}")
                     )
+        for line, command in _inline_commands(path):
+            words = shlex.split(command)
+            params.append(pytest.param(words[3:], id=f"{path.relative_to(ROOT)}:{line}:{words[3]}:inline"))
     return params
+
+
+def _inline_commands(path):
+    """(line number, command) of each `python -m keras_albert ...` code span in a table row.
+
+    Commands that need downloaded data sit in tables beside what to
+    download; prose spans such as `python -m keras_albert COMMAND ...`
+    and a bare `python -m keras_albert pretrain` are not command lines.
+    """
+    found, fenced = [], False
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if re.match(r"^\s*```", line):
+            fenced = not fenced
+        elif not fenced and line.startswith("|"):
+            spans = re.findall(r"`(python -m keras_albert \w[^`]* --[^`]+)`", line)
+            found += [(number, span) for span in spans]
+    return found
 
 
 def test_blocks_are_found():
@@ -116,10 +150,12 @@ def test_python_block_runs(code, tmp_path, monkeypatch):
         code = code.replace(old, new)
     if "runs/teacher/preset" in code:
         _make_teacher_preset(tmp_path / "runs" / "teacher" / "preset")
-    if "model_text.tflite" in code:
-        _export_raw_string_tflite(tmp_path / "model_text.tflite")
-    if "classifier.tflite" in code:
-        _export_metadata_tflite(tmp_path / "classifier.tflite")
+    # The TFLite files the README's export block writes, where the block reads them.
+    for name, export in (("model_text.tflite", _export_raw_string_tflite),
+                         ("classifier.tflite", _export_metadata_tflite)):
+        for written in sorted(set(re.findall(rf'"([^"]*{re.escape(name)})"', code))):
+            (tmp_path / written).parent.mkdir(parents=True, exist_ok=True)
+            export(tmp_path / written)
     exec(compile(code, "<README block>", "exec"), {"__name__": "__readme__"})
 
 
@@ -140,3 +176,132 @@ def test_command_flags_parse(argv):
         arguments = [word for word in arguments if word != "..."]
     # Raises on an unknown flag, a bad value or a stray argument.
     command_line.parse_flags(flag_values, arguments)
+
+
+@pytest.mark.parametrize("code", [param.values[0] for param in _python_blocks()])
+def test_python_blocks_print_what_they_show(code):
+    # A bare expression shows its value in a notebook, but prints nothing
+    # when the block is pasted into a script or `python -`.
+    for statement in ast.parse(code).body:
+        shown = isinstance(statement, ast.Expr) and not isinstance(statement.value, (ast.Call, ast.Constant))
+        assert not shown, f"a bare expression prints nothing: {ast.unparse(statement)!r}; wrap it in print()"
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            name = ast.unparse(statement.value.func)
+            assert not name.endswith(".predict"), f"{name}(...) alone prints nothing; wrap it in print()"
+
+
+# --- Every shell block of README.md, as pasted, in order -------------------
+
+MAKE_DATA = ROOT / "examples" / "data" / "make_readme_data.py"
+# A shell block's first line runs a program (after any VAR=value words);
+# other unlabelled blocks hold output or transcripts.
+SHELL_COMMAND = re.compile(r"^(?:[A-Z_]+=\S+\s+)*(?:python|make|pip|bash|sh)\b")
+# `make demo` is the 20-minute demo (tests/examples/test_quickstart.py runs
+# its script on a small sample) and `make test` is this suite.
+NOT_RUN = {"make demo", "make test"}
+BLOCK_TIMEOUT_SECONDS = 900
+# Flags that name what a command writes.
+WRITES = re.compile(r"(?:^|\s)--(?:output|dst)[= ](\S+)")
+
+
+def shell_blocks(path=ROOT / "README.md"):
+    """(first line number, code) of each block of shell commands, in order."""
+    return [
+        (line, code)
+        for language, line, code in code_blocks(path)
+        if language in ("text", "sh", "bash", "shell", "console") and SHELL_COMMAND.match(code.lstrip())
+    ]
+
+
+def runnable_blocks(path=ROOT / "README.md"):
+    return [
+        (line, code) for line, code in shell_blocks(path)
+        if {c.strip() for c in code.splitlines() if c.strip()} - NOT_RUN
+    ]
+
+
+def claimed_outputs(code):
+    """The paths a block's --output/--dst flags name."""
+    joined = code.replace("\\\n", " ")
+    return [shlex.split(match)[0] for match in WRITES.findall(joined)]
+
+
+def run_block(line, code, directory, timeout=BLOCK_TIMEOUT_SECONDS):
+    """Runs one block with bash in `directory`; fails naming the block, its status and stderr."""
+    environment = dict(os.environ)
+    # `python` is this interpreter, as in the virtual environment `make` builds.
+    environment["PATH"] = f"{pathlib.Path(sys.executable).parent}{os.pathsep}{environment['PATH']}"
+    environment["PYTHONPATH"] = str(ROOT)
+    started = time.monotonic()
+    try:
+        result = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", code], cwd=directory, env=environment,
+            capture_output=True, text=True, timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"README.md:{line}: the block ran past {timeout} s:\n{code}")
+    assert result.returncode == 0, (
+        f"README.md:{line}: exit status {result.returncode}:\n{code}\n"
+        f"stderr (end):\n{result.stderr[-3000:]}"
+    )
+    for written in claimed_outputs(code):
+        assert (directory / written).exists(), f"README.md:{line}: {written} was not written:\n{code}"
+    return time.monotonic() - started
+
+
+def test_shell_blocks_are_found():
+    lines = [code for _, code in runnable_blocks()]
+    for expected in ("finetune", "pretrain", "export", "distill", "publish", "convert", "predict"):
+        assert any(f"keras_albert {expected}" in code for code in lines), expected
+    assert any("--teacher=" in code for code in lines)
+    # Every block that the test leaves out is one of the named ones.
+    runnable = runnable_blocks()
+    left_out = [code for block in shell_blocks() if block not in runnable for code in block[1:]]
+    assert all(set(code.split("\n")) <= NOT_RUN for code in left_out), left_out
+
+
+def test_run_block_fails_on_a_broken_block(tmp_path):
+    with pytest.raises(AssertionError, match="exit status 3"):
+        run_block(1, "true\npython -c 'import sys; sys.exit(3)'\ntrue", tmp_path)
+    with pytest.raises(AssertionError, match="runs/x was not written"):
+        run_block(2, "python -c 'print(1)' --output=runs/x", tmp_path)
+    assert claimed_outputs("a --dst=d \\\n  --output o") == ["d", "o"]
+
+
+@pytest.mark.large
+def test_shell_blocks_run_in_order(tmp_path):
+    """Every shell block of README.md as pasted, from a copy of what it reads."""
+    shutil.copytree(ROOT / "examples", tmp_path / "examples",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    seconds = []
+    for line, code in runnable_blocks():
+        seconds.append((line, round(run_block(line, code, tmp_path))))
+    print("seconds per block (README.md line, seconds):", seconds, "total", sum(s for _, s in seconds))
+
+
+def _load_make_data():
+    spec = importlib.util.spec_from_file_location("make_readme_data", MAKE_DATA)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.large
+def test_readme_data_is_rebuilt_and_not_held_out():
+    from keras_albert.datasets.heldout import HeldOutGuard
+
+    files = _load_make_data().readme_data()
+    for name, text in files.items():
+        assert (MAKE_DATA.parent / name).read_text(encoding="utf-8") == text, (
+            f"examples/data/{name} differs from what make_readme_data.py writes")
+    guard = HeldOutGuard()
+    for name in ("supersense_train.tsv", "supersense_dev.tsv", "unlabelled.txt", "corpus.txt"):
+        lines = [row.split("\t")[0] for row in files[name].splitlines() if row]
+        held_out = [(row, guard.match(row)) for row in lines if guard.contains(row)]
+        assert not held_out, f"examples/data/{name} holds held-out text: {held_out[:3]}"
+    train = {row.split("\t")[0] for row in files["supersense_train.tsv"].splitlines()[1:]}
+    dev = {row.split("\t")[0] for row in files["supersense_dev.tsv"].splitlines()[1:]}
+    unlabelled = set(files["unlabelled.txt"].splitlines())
+    assert not (train & dev) and not (train & unlabelled) and not (dev & unlabelled)
+    total = sum(path.stat().st_size for path in MAKE_DATA.parent.iterdir() if path.is_file())
+    assert total < 300_000, f"examples/data holds {total} bytes; keep it small"
