@@ -45,6 +45,12 @@ def define_flags(flag_values):
         "between documents, Google's format (required; --corpus a.txt b.txt)", required=True, flag_values=fv)
     flags.DEFINE_string("output", None, "run directory, resumed if it exists (required)", required=True,
                         flag_values=fv)
+    flags.DEFINE_enum("objective", defaults.objective, ("mlm", "causal_lm"),
+                      "mlm: ALBERT's masked LM and sentence task; causal_lm: next-token prediction "
+                      "on documents packed into --max_seq_length windows ([CLS] document [SEP], "
+                      "no padding), written as an AlbertCausalLM preset that `generate` loads; "
+                      "--init_preset may be bidirectional (its weights, made causal) or causal",
+                      flag_values=fv)
     flags.DEFINE_string("config", defaults.config,
                         "model shape: an official preset's name (albert_base_en_uncased, ...), a bundled "
                         "preset's (albert_tiny_en, ...), a JSON file or inline JSON object of AlbertBackbone "
@@ -112,8 +118,24 @@ def define_flags(flag_values):
     define_tensorboard_flags(fv, defaults.tensorboard)
 
 
+# What only the masked-LM objective reads.
+MLM_ONLY_FLAGS = (
+    "sentence_task", "dynamic_masking", "max_predictions_per_seq", "masked_lm_prob",
+    "dupe_factor", "teacher_embeddings", "embedding_sequence_length", "num_shards",
+    "shuffle_buffer_size",
+)
+
+
 def check_inputs(flag_values):
-    """Before TensorFlow is imported: the corpus files exist."""
+    """Before TensorFlow is imported: the corpus files exist, and
+    --objective=causal_lm comes with no masked-LM flag."""
+    if flag_values.objective == "causal_lm":
+        given = [name for name in MLM_ONLY_FLAGS if flag_values[name].present]
+        if given:
+            raise ValueError(
+                f"--{given[0]} is a masked-LM flag; --objective=causal_lm predicts every next "
+                f"token and takes none of {', '.join('--' + n for n in MLM_ONLY_FLAGS)}."
+            )
     check_local_corpus(flag_values.corpus)
     check_local_corpus(flag_values.eval_corpus, "eval_corpus")
 

@@ -356,6 +356,11 @@ def _check_settings(settings, path):
     current = _data_settings(settings)
     if path.exists():
         previous = json.loads(path.read_text())
+        if previous.get("objective", "mlm") != "mlm":
+            raise ValueError(
+                f"{str(path.parent)!r} holds a {previous['objective']} pretraining run; a masked-LM "
+                "run needs a new --output directory."
+            )
         _check_model_settings(settings, previous, path.parent)
         complete = previous.pop("data_complete", True)  # Older runs: complete.
         changed = {
@@ -530,6 +535,11 @@ def evaluate_heldout(pretrainer, settings, eval_path, batch_size, teacher=None, 
 
 def run_pretraining(settings):
     """Runs (or resumes) the whole pipeline; returns the metrics dict."""
+    if settings.objective != "mlm":
+        # Imported here: that pipeline builds on this module's stages.
+        from keras_albert.pipelines.causal_pretraining import run_causal_pretraining
+
+        return run_causal_pretraining(settings)
     started = time.monotonic()
     budget = _time_budget(settings, started)
     check_sentence_task(settings.sentence_task)

@@ -18,6 +18,9 @@ class PretrainingSettings:
 
     corpus: list
     output: str
+    # "mlm" (masked LM and a sentence task: ALBERT) or "causal_lm" (next
+    # token on windows of packed documents: an AlbertCausalLM preset).
+    objective: str = "mlm"
     # An official preset's shape, a bundled preset's (new weights either
     # way), or backbone arguments as JSON.
     config: str = "albert_tiny_en"
