@@ -154,22 +154,59 @@ def _batches(texts, batch_size):
         yield np.array(chunk + [b""] * (batch_size - len(chunk)), dtype=object), len(chunk)
 
 
+def batch_size_message(name, count, batch_size):
+    """The one line said when a call does not hold the file's batch size."""
+    texts = "text" if batch_size == 1 else "texts"
+    return (
+        f"This raw-string TFLite file takes exactly {batch_size} {texts} per call "
+        f"(exported with --batch_size {batch_size}). Received {count} in `{name}`. "
+        f"Run the texts in batches of {batch_size} (`run_raw_string_tflite` in "
+        f"keras_albert.export.raw_string_tflite splits any number), or export "
+        f"again with --batch_size {count}."
+    )
+
+
+def _batch_checked(runner, batch_size):
+    """`runner` that refuses a call with the wrong number of texts in one
+    line: LiteRT itself cannot resize the tokenizer's outputs and fails deep
+    inside with "RESHAPE failed to prepare"."""
+
+    def run(**inputs):
+        for name, value in inputs.items():
+            if len(value) != batch_size:
+                raise ValueError(batch_size_message(name, len(value), batch_size))
+        return runner(**inputs)
+
+    return run
+
+
 def raw_string_runner(content):
-    """(LiteRT signature runner, its fixed batch size) for a raw-string file."""
+    """(LiteRT signature runner, its fixed batch size) for a raw-string file.
+
+    The runner checks each call's number of texts against the batch size.
+    """
     from ai_edge_litert.interpreter import InterpreterWithCustomOps
 
     interpreter = InterpreterWithCustomOps(
         model_content=content,
         custom_op_registerers=tf_text.tflite_registrar.SELECT_TFTEXT_OPS,
     )
-    return interpreter.get_signature_runner(), int(interpreter.get_input_details()[0]["shape"][0])
+    batch_size = int(interpreter.get_input_details()[0]["shape"][0])
+    return _batch_checked(interpreter.get_signature_runner(), batch_size), batch_size
 
 
 def run_raw_string_tflite(content, texts, text_pairs=None, runner=None):
     """{output: array} from a raw-string TFLite model, in input order.
 
-    Pass `runner` (from `raw_string_runner`) to reuse one interpreter.
+    Any number of texts: they are run in batches of the file's fixed batch
+    size, the last one filled with empty strings. Pass `runner` (from
+    `raw_string_runner`) to reuse one interpreter.
     """
+    if text_pairs is not None and len(text_pairs) != len(texts):
+        raise ValueError(
+            f"`text_pairs` must hold one text per text: received {len(text_pairs)} "
+            f"pairs for {len(texts)} texts."
+        )
     runner, batch_size = runner or raw_string_runner(content)
     outputs = []
     chunks = _batches(texts, batch_size)

@@ -184,3 +184,27 @@ def test_int8_checks_only_texts_it_was_not_calibrated_on(tmp_path, classifier):
     got = run_raw_string_tflite((tmp_path / "int8.tflite").read_bytes(), HELD_OUT)["logits"]
     expected = np.asarray(classifier.predict(HELD_OUT, verbose=0))
     assert report["argmax_agreement"] == float((got.argmax(-1) == expected.argmax(-1)).mean())
+
+
+@pytest.mark.large
+def test_a_call_with_more_texts_than_the_batch_is_refused_in_one_line(tmp_path, classifier):
+    from keras_albert.export.raw_string_tflite import raw_string_runner
+
+    texts = HELD_OUT[:5]
+    export_raw_string_tflite(classifier, tmp_path / "b2.tflite", batch_size=2, check_texts=texts)
+    content = (tmp_path / "b2.tflite").read_bytes()
+    runner, batch_size = raw_string_runner(content)
+    assert batch_size == 2
+    with pytest.raises(ValueError) as error:
+        runner(text=np.array([t.encode() for t in texts[:3]], dtype=object))
+    message = str(error.value)
+    assert "\n" not in message and "takes exactly 2 texts" in message and "Received 3" in message
+    assert "batches of 2" in message and "--batch_size 3" in message
+    # The exact batch still runs; the splitting runner takes any number of
+    # texts and gives each text the logits it gets on its own.
+    runner(text=np.array([t.encode() for t in texts[:2]], dtype=object))
+    together = run_raw_string_tflite(content, texts, runner=(runner, batch_size))["logits"]
+    alone = [run_raw_string_tflite(content, [t], runner=(runner, batch_size))["logits"][0] for t in texts]
+    np.testing.assert_allclose(together, np.stack(alone), atol=1e-5)
+    with pytest.raises(ValueError, match="one text per text: received 1 pairs for 5 texts"):
+        run_raw_string_tflite(content, texts, text_pairs=texts[:1], runner=(runner, batch_size))
