@@ -21,6 +21,7 @@ Usage:
 """
 
 import argparse
+import importlib.metadata
 import json
 import os
 import pathlib
@@ -188,8 +189,12 @@ def main():
         "seconds": round(time.time() - started, 1),
         # What the time depends on: a loaded machine runs it slower.
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "cpu_cores": os.cpu_count(),
-        "load_average_1_5_15_min": [round(v, 2) for v in os.getloadavg()],
+        "machine": {"cpu_cores": os.cpu_count(),
+                    "load_average_1_5_15_min": [round(v, 2) for v in os.getloadavg()]},
+        "threads": {"tensorflow_intra_op": tf.config.threading.get_intra_op_parallelism_threads()
+                    or os.cpu_count()},
+        "versions": {name: importlib.metadata.version(name)
+                     for name in ("keras", "tensorflow", "keras-hub", "scikit-learn")},
         "command": "python examples/quickstart.py " + " ".join(sys.argv[1:]),
     }
     (output / "report.json").write_text(json.dumps(report, indent=2))
