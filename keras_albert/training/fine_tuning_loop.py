@@ -6,8 +6,10 @@ examples/quickstart.py) and task distillation (`distill/task_distillation.py`)
 all train through `fit_keeping_best`: one Keras `fit` over every epoch with
 Keras callbacks around it:
 
-- Keras's progress bar first, so its line holds the training loss only
-  and its "Epoch 2/8" counts the run's epochs;
+- Keras's progress bar first, so its line holds the training loss only,
+  each epoch headed by what the bar counts and the run's time left
+  (`EpochProgress`: "Epoch 2/8: one pass over the training data, the bar
+  counts batches; run 12 % done, about 3 min left");
 - `EpochScores`: the task's own metrics on each named split (validation,
   evaluation), printed with the split's name and added to the logs;
 - `KeepBestEpoch`: the latest of the best-scoring epochs on `monitor`
@@ -20,10 +22,9 @@ Optimizers come from `training/optimizers.py`, which every loop shares.
 
 import dataclasses
 
-import keras
-
 from keras_albert.training.best_epoch import KeepBestEpoch
 from keras_albert.training.epoch_logging import EpochTensorBoard
+from keras_albert.training.epoch_progress import EpochProgress
 from keras_albert.utils.backend import tensorflow_available
 
 
@@ -84,7 +85,7 @@ def fit_keeping_best(model, epochs, *, fit=None, monitor=None, patience=None, ep
     fit = fit or model.fit
     # The progress bar first: its epoch line is the training loss alone; the
     # scores follow on their own line, each named with its split.
-    run_callbacks = [keras.callbacks.ProgbarLogger()]
+    run_callbacks = [EpochProgress()]
     if scores is not None:
         run_callbacks.append(scores)
     keeper = None
