@@ -3,6 +3,7 @@
 import keras
 from keras import ops
 
+from keras_albert.layers.heads import check_tied_embedding
 from keras_albert.layers.initializers import albert_kernel_initializer
 
 
@@ -32,11 +33,7 @@ class AlbertCausalLMHead(keras.layers.Layer):
 
     def __init__(self, token_embedding, initializer_range=0.02, **kwargs):
         super().__init__(**kwargs)
-        if not isinstance(token_embedding, keras.layers.Embedding):
-            raise ValueError(
-                "`token_embedding` must be the `keras.layers.Embedding` to tie "
-                f"to. Received: token_embedding={token_embedding!r}"
-            )
+        check_tied_embedding(token_embedding)
         self.token_embedding = token_embedding
         self.initializer_range = initializer_range
         self.vocabulary_size = token_embedding.input_dim

@@ -9,6 +9,15 @@ from keras_albert.utils.validation import check_positive_int
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
+def check_tied_embedding(token_embedding):
+    """An output head ties its vocabulary projection to this embedding."""
+    if not isinstance(token_embedding, keras.layers.Embedding):
+        raise ValueError(
+            "`token_embedding` must be the `keras.layers.Embedding` to tie "
+            f"to. Received: token_embedding={token_embedding!r}"
+        )
+
+
 class AlbertPooler(keras.layers.Layer):
     """Dense(H, tanh) on the first ([CLS]) token, Google's `bert/pooler`.
 
@@ -83,11 +92,7 @@ class AlbertMaskedLMHead(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if not isinstance(token_embedding, keras.layers.Embedding):
-            raise ValueError(
-                "`token_embedding` must be the `keras.layers.Embedding` to tie "
-                f"to. Received: token_embedding={token_embedding!r}"
-            )
+        check_tied_embedding(token_embedding)
         self.token_embedding = token_embedding
         self.activation = activation
         self.layer_norm_epsilon = layer_norm_epsilon
