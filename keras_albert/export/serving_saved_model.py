@@ -15,6 +15,8 @@
   ([CLS]; SQuAD v2 callers compare the two), and the `start_logits` /
   `end_logits` of the window the answer came from. Windows, max-context
   rule and span choice are those of `model.answer`.
+- causal LM: `prompt` -> `text` (greedy `generate` with the key/value
+  cache, stopping at `[SEP]`), `token_ids`, `padding_mask`.
 
 Classifiers, regressors and multiple choice run each example at the
 smallest of the task's `length_buckets` that holds it (examples are
@@ -58,7 +60,7 @@ def _check_exportable(task, path, overwrite=False):
         raise ValueError(
             "A serving SavedModel serves what the task's serving signature "
             "(keras_albert.serving.task_signatures) defines (AlbertClassifier, AlbertMultipleChoice, "
-            "AlbertTokenClassifier, AlbertQuestionAnswerer). Received: "
+            "AlbertTokenClassifier, AlbertQuestionAnswerer, AlbertCausalLM). Received: "
             f"{type(task).__name__}"
         )
     if not task.built:

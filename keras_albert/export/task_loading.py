@@ -3,6 +3,7 @@
 import json
 import pathlib
 
+from keras_albert.models.albert_causal_lm import AlbertCausalLM
 from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.models.albert_multiple_choice import AlbertMultipleChoice
 from keras_albert.models.albert_question_answerer import AlbertQuestionAnswerer
@@ -10,7 +11,8 @@ from keras_albert.models.albert_token_classifier import AlbertTokenClassifier
 
 TASK_CLASSES = {
     cls.__name__: cls
-    for cls in (AlbertClassifier, AlbertQuestionAnswerer, AlbertMultipleChoice, AlbertTokenClassifier)
+    for cls in (AlbertClassifier, AlbertQuestionAnswerer, AlbertMultipleChoice, AlbertTokenClassifier,
+                AlbertCausalLM)
 }
 
 

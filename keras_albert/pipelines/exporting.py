@@ -104,6 +104,11 @@ def run_export(preset, fmt, output, quantize="none", sequence_length=None, pair=
     else:
         with logged_step(_logger, f"Loading {name!r}"):
             task = load_task(preset)
+        if fmt != "saved_model" and type(task).__name__ == "AlbertCausalLM":
+            raise ValueError(
+                f"Preset {name!r} holds an AlbertCausalLM, which exports as --format=saved_model "
+                f"only (a `generate` signature). Received: --format={fmt}"
+            )
         if fmt == "saved_model":
             difference = export_serving_saved_model(
                 task, output, pair=pair, check_texts=texts, overwrite=overwrite

@@ -9,10 +9,12 @@ inside), traced from Keras models running on the TensorFlow backend.
 import numpy as np
 import tensorflow as tf
 
+from keras_albert.models.albert_causal_lm import AlbertCausalLM
 from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.models.albert_multiple_choice import AlbertMultipleChoice
 from keras_albert.models.albert_question_answerer import AlbertQuestionAnswerer
 from keras_albert.models.albert_token_classifier import AlbertTokenClassifier
+from keras_albert.serving.causal_lm_signature import causal_lm_signature
 from keras_albert.serving.question_answering_serving import best_answers_over_windows
 from keras_albert.serving.question_answering_serving import windowed_qa_features
 from keras_albert.serving.serving_signature import ServingSignature
@@ -213,4 +215,5 @@ _SIGNATURES = (
     (AlbertMultipleChoice, multiple_choice_signature),
     (AlbertTokenClassifier, token_classifier_signature),
     (AlbertQuestionAnswerer, question_answerer_signature),
+    (AlbertCausalLM, causal_lm_signature),
 )
