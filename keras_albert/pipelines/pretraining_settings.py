@@ -19,7 +19,10 @@ class PretrainingSettings:
     corpus: list
     output: str
     # "mlm" (masked LM and a sentence task: ALBERT) or "causal_lm" (next
-    # token on windows of packed documents: an AlbertCausalLM preset).
+    # token on windows of packed documents: an AlbertCausalLM preset). The
+    # masked-LM settings (sentence_task, masked_lm_prob, dupe_factor, ...)
+    # do not apply to causal_lm: the CLI refuses them, run_pretraining
+    # refuses dynamic_masking and teacher_embeddings and ignores the rest.
     objective: str = "mlm"
     # An official preset's shape, a bundled preset's (new weights either
     # way), or backbone arguments as JSON.

@@ -216,3 +216,15 @@ def test_a_masked_lm_run_directory_is_not_reused_for_causal_lm(corpora, tmp_path
     settings = PretrainingSettings(corpus=[corpus], output=str(output), objective="causal_lm")
     with pytest.raises(ValueError, match="holds a masked-LM pretraining run"):
         causal_pretraining._check_settings(settings, output / "settings.json")
+
+
+def test_a_causal_lm_run_directory_is_not_reused_for_masked_lm(corpora, tmp_path):
+    from keras_albert.pipelines import pretraining
+
+    corpus, _ = corpora
+    output = tmp_path / "run"
+    output.mkdir()
+    (output / "settings.json").write_text(json.dumps({"corpus": [corpus], "objective": "causal_lm"}))
+    settings = PretrainingSettings(corpus=[corpus], output=str(output))
+    with pytest.raises(ValueError, match="holds a causal_lm pretraining run; a masked-LM run needs a new"):
+        pretraining._check_settings(settings, output / "settings.json")
