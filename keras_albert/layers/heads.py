@@ -8,7 +8,6 @@ from keras_albert.layers.initializers import albert_kernel_initializer
 from keras_albert.utils.validation import check_positive_int
 
 
-@keras.saving.register_keras_serializable(package="keras_albert")
 def check_tied_embedding(token_embedding):
     """An output head ties its vocabulary projection to this embedding."""
     if not isinstance(token_embedding, keras.layers.Embedding):
@@ -18,6 +17,7 @@ def check_tied_embedding(token_embedding):
         )
 
 
+@keras.saving.register_keras_serializable(package="keras_albert")
 class AlbertPooler(keras.layers.Layer):
     """Dense(H, tanh) on the first ([CLS]) token, Google's `bert/pooler`.
 

@@ -38,6 +38,7 @@ from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.pipelines.classifier_fine_tuning import warm_start_head
 from keras_albert.pipelines.classifier_recipe import recommended_learning_rate
 from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
+from keras_albert.pipelines.finetuning_settings import RECIPE
 from keras_albert.pipelines.finetuning_settings import FinetuneSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.finetuning_tasks import make_task
 from keras_albert.pipelines.training_curves import plot_training_curves
@@ -67,7 +68,7 @@ from keras_albert.utils.run_directory import remove_run_outputs
 RUN_OUTPUTS = ("metrics.json", "curves.png", "preset", "serving")
 # Everything a finished run leaves in OUTPUT, and what it is.
 OUTPUT_CONTENTS = {
-    "metrics.json": "every epoch's scores on the evaluation data and the validation split, the kept epoch",
+    "metrics.json": "every epoch's scores on the evaluation data and the validation split, the kept epoch, the run's settings",
     "curves.png": "training loss and the selection metric per epoch, epoch 0 (the fitted head) included",
     "preset/": "the kept epoch's model, a keras-hub preset",
     "serving/": "a SavedModel that takes raw strings (KERAS_BACKEND=tensorflow only)",
@@ -154,8 +155,24 @@ def check_finetune_settings(settings):
     return output
 
 
+def run_settings(settings):
+    """The run's settings as metrics.json records them (`publish`'s model
+    card lists them): what was asked for, before the run decides anything
+    (`learning_rate` None: the recipe's rate for the width, recorded at the
+    top level as the peak rate used)."""
+    return {
+        "preset": settings.preset, "batch_size": settings.batch_size, "seed": settings.seed,
+        "epochs_requested": settings.epochs, "learning_rate": settings.learning_rate,
+        "warmup_fraction": settings.warmup_fraction, "weight_decay": RECIPE.weight_decay,
+        "sequence_length": settings.sequence_length, "validation_fraction": settings.validation_fraction,
+        "patience": settings.patience, "head_warm_start": bool(settings.head_warm_start),
+        "pooling": settings.pooling, "teacher": settings.teacher,
+    }
+
+
 def _compile(model, learning_rate, settings, steps, loss="auto"):
-    optimizer = warmup_decay_optimizer(learning_rate, steps, warmup_steps_for(steps, settings.warmup_fraction))
+    optimizer = warmup_decay_optimizer(learning_rate, steps, warmup_steps_for(steps, settings.warmup_fraction),
+                                       weight_decay=RECIPE.weight_decay)
     # No compiled metrics: Keras's progress line then shows the training
     # loss alone, and every score comes on the line that names its split
     # (the task's own metrics on the validation split and the evaluation
@@ -338,6 +355,7 @@ def run_finetuning(settings):
         "selection_data": (f"{settings.validation_fraction:g} of the training examples, held out"
                            if validation is not None else None),
         "learning_rate": learning_rate,
+        "settings": run_settings(settings),
         "best_epoch": best["epoch"],
         "best": best,
         "head_warm_start": warm_row,

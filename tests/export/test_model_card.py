@@ -188,3 +188,26 @@ def test_usage_names_the_handle():
     assert 'kagglehub.model_download("me/albert/keras/tiny")' in kaggle
     hf = render_model_card(_facts(handle="hf://me/albert-tiny", files={"serving/": "x"}))
     assert 'huggingface_hub.snapshot_download("me/albert-tiny")' in hf
+
+
+def test_finetunes_recorded_settings_are_listed_as_training_settings():
+    from keras_albert.pipelines.finetuning import FinetuneSettings
+    from keras_albert.pipelines.finetuning import run_settings
+
+    settings = FinetuneSettings(
+        preset="albert_tiny_en", task="classification", train="train.tsv", eval="dev.tsv",
+        output="out", epochs=5, batch_size=16, seed=7, sequence_length=64, warmup_fraction=0.2,
+        validation_fraction=0.15,
+    )
+    record = dict(RECIPE_RECORD, settings=run_settings(settings))
+    card = render_model_card(_facts(records=[_record(record)]))
+    where = "`training_run/metrics.json`"
+    for row in ("| preset | albert_tiny_en |", "| batch size | 16 |", "| seed | 7 |",
+                "| epochs requested | 5 |", "| warmup fraction | 0.2 |", "| weight decay | 0.01 |",
+                "| sequence length | 64 |", "| validation fraction | 0.15 |", "| peak learning rate | 0.001 |"):
+        assert f"{row} {where} |" in card, row
+    # A setting the run left to the recipe (the learning rate) is not
+    # listed as asked for; the rate used is, once.
+    assert "| learning rate |" not in card
+    # Records from before `settings` still give their other rows.
+    assert "| batch size |" not in render_model_card(_facts(records=[_record(RECIPE_RECORD)]))

@@ -62,6 +62,7 @@ def test_run_finetuning_returns_metrics_and_writes_tensorboard_logs(settings, tm
     output = tmp_path / "out"
     assert metrics == json.loads((output / "metrics.json").read_text())
     assert metrics["labels"] == ["pet", "wild"]
+    assert metrics["settings"] == finetuning.run_settings(settings)
     # The recipe: two of the 16 examples validate and choose; the eval file is only scored.
     assert metrics["selection_metric"] == "validation_accuracy"
     assert metrics["data"]["train_examples"] == 14 and metrics["data"]["validation_examples"] == 2
@@ -219,3 +220,13 @@ def test_without_validation_every_epoch_trains_and_the_last_is_kept(settings):
         settings, epochs=2, validation_fraction=0.0, head_warm_start=False))
     assert metrics["selection_metric"] == "last epoch" and metrics["best_epoch"] == 2
     assert metrics["data"]["train_examples"] == 16 and metrics["head_warm_start"] is None
+
+
+def test_run_settings_record_what_was_asked_for(settings):
+    recorded = finetuning.run_settings(settings)
+    assert recorded["preset"] == settings.preset and recorded["batch_size"] == 8 and recorded["seed"] == 0
+    assert recorded["epochs_requested"] == 1 and recorded["learning_rate"] == 1e-3
+    assert recorded["sequence_length"] == 16 and recorded["weight_decay"] == 0.01
+    assert recorded["warmup_fraction"] == settings.warmup_fraction
+    assert recorded["validation_fraction"] == settings.validation_fraction
+    assert json.loads(json.dumps(recorded)) == recorded
