@@ -40,6 +40,7 @@ from keras_albert.pipelines.classifier_recipe import recommended_learning_rate
 from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
 from keras_albert.pipelines.finetuning_settings import RECIPE
 from keras_albert.pipelines.finetuning_settings import FinetuneSettings  # noqa: F401 (re-export)
+from keras_albert.pipelines.finetuning_settings import check_teacher_preset
 from keras_albert.pipelines.finetuning_tasks import make_task
 from keras_albert.pipelines.training_curves import plot_training_curves
 from keras_albert.training.batch_streams import stream_fit
@@ -149,6 +150,9 @@ def check_finetune_settings(settings):
         raise ValueError("`--transfer_texts` needs `--teacher` (the teacher labels them).")
     if settings.transfer_texts and not pathlib.Path(settings.transfer_texts).is_file():
         raise FileNotFoundError(f"`--transfer_texts` does not exist: {settings.transfer_texts!r}")
+    if settings.teacher:
+        # Before the student is loaded: a teacher that cannot teach.
+        check_teacher_preset(settings.teacher)
     for name in ("train", "eval"):
         if not settings.tfds and not pathlib.Path(getattr(settings, name)).exists():
             raise FileNotFoundError(f"`--{name}` does not exist: {getattr(settings, name)!r}")

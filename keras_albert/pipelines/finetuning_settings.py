@@ -5,6 +5,10 @@ import dataclasses
 import pathlib
 
 from keras_albert.pipelines.classifier_recipe import ClassifierRecipe
+from keras_albert.presets.official_presets import OFFICIAL_PRESETS
+from keras_albert.presets.official_presets import PRESET_ALIASES
+from keras_albert.presets.preset_kind import local_preset_directory
+from keras_albert.presets.preset_kind import task_class_name
 
 # The recommended recipe's settings, shared with `make demo` and
 # benchmarks/transfer.py (see classifier_recipe.py for what was measured).
@@ -83,3 +87,39 @@ def check_finetune_files(settings):
             raise FileNotFoundError(f"`--{name}` does not exist: {getattr(settings, name)!r}")
     if settings.transfer_texts and not pathlib.Path(settings.transfer_texts).is_file():
         raise FileNotFoundError(f"`--transfer_texts` does not exist: {settings.transfer_texts!r}")
+    if settings.teacher:
+        check_teacher_preset(settings.teacher)
+
+
+# Task distillation learns from these: the teacher's logits over the labels.
+TEACHER_CLASSES = ("AlbertClassifier", "AlbertTextClassifier")
+
+
+def check_teacher_preset(teacher):
+    """`--teacher` names a classifier preset: it exists (a directory or a
+    bundled preset) and its task.json is a classifier's. Cheap: run before
+    TensorFlow is imported and before the student is loaded. Presets only
+    downloaded (hub handles) are checked when loaded."""
+    try:
+        directory = local_preset_directory(teacher)
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"`--teacher` does not exist: {teacher!r} (give a classifier preset: finetune's "
+            "OUTPUT/preset or a bundled one such as 'albert_tiny_en_student_supersense')."
+        ) from None
+    problem = None
+    if directory is None and (teacher in OFFICIAL_PRESETS or teacher in PRESET_ALIASES):
+        problem = "it is one of Google's released backbones"
+    elif directory is not None:
+        if not directory.is_dir():
+            raise ValueError(f"`--teacher` {teacher!r} is a file; a preset is a directory.")
+        task = task_class_name(directory)
+        if task is None:
+            problem = "it is a backbone preset (no task.json)"
+        elif task not in TEACHER_CLASSES:
+            problem = f"its task is {task}"
+    if problem is not None:
+        raise ValueError(
+            f"`--teacher` {teacher!r} is not a classifier: {problem}. Give a classifier "
+            "fine-tuned on the same labels, e.g. `finetune`'s OUTPUT/preset."
+        )

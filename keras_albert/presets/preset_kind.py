@@ -1,0 +1,54 @@
+"""What a preset holds, read from its JSON files alone (no Keras import), so
+commands can refuse a wrong preset before TensorFlow is imported.
+
+A preset written by `save_to_preset` from a task has a `task.json` naming
+the task's class; a backbone-only preset (Google's converted releases,
+`pretrain`'s output) has none.
+"""
+
+import json
+import pathlib
+
+from keras_albert.presets.official_presets import OFFICIAL_PRESETS
+from keras_albert.presets.official_presets import PRESET_ALIASES
+from keras_albert.utils.package_resources import package_directory
+
+BUNDLED_PRESETS_PACKAGE = "keras_albert.presets"
+# Downloaded when loaded: their kind is only known then.
+_REMOTE_SCHEMES = ("kaggle://", "hf://", "gs://", "http://", "https://", "modelscope://")
+
+
+def local_preset_directory(preset):
+    """The directory `preset` names (a path, or a bundled preset's name);
+    None for presets that are only downloaded (official names, hub handles).
+
+    Raises FileNotFoundError when `preset` is none of these.
+    """
+    path = pathlib.Path(preset)
+    if path.exists():
+        return path
+    if preset in OFFICIAL_PRESETS or preset in PRESET_ALIASES or preset.startswith(_REMOTE_SCHEMES):
+        return None
+    if "/" not in preset and "\\" not in preset:
+        try:
+            bundled = package_directory(BUNDLED_PRESETS_PACKAGE, preset)
+        except FileNotFoundError:
+            bundled = None
+        if bundled is not None and (bundled / "config.json").is_file():
+            return bundled
+    raise FileNotFoundError(preset)
+
+
+def task_class_name(directory):
+    """The task class a preset directory's `task.json` names, or None for a
+    backbone-only preset (no `task.json`)."""
+    task_file = pathlib.Path(directory) / "task.json"
+    if not task_file.is_file():
+        return None
+    try:
+        task = json.loads(task_file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"Preset file {str(task_file)!r} is not JSON: {error}") from None
+    if not isinstance(task, dict) or not isinstance(task.get("class_name"), str):
+        raise ValueError(f"Preset file {str(task_file)!r} names no task class (`class_name`).")
+    return task["class_name"]
