@@ -28,6 +28,7 @@ import difflib
 import importlib
 import logging
 import os
+import signal
 import sys
 
 from absl import app
@@ -160,8 +161,21 @@ def run_as_app():
     do are dropped line by line (`native_notices.stderr_filtered`), every
     other line shows as it comes."""
     drop_retracing_warnings()
-    with stderr_filtered():
-        app.run(run_command, flags_parser=_parse_or_exit)
+    try:
+        try:
+            with stderr_filtered():
+                app.run(run_command, flags_parser=_parse_or_exit)
+        finally:
+            # Here, not at exit: a pipe's buffered output meets a closed
+            # reader on this flush, where the error can still be caught.
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped early (`--help | head -3`): it read what it
+        # wanted. No traceback; Python's exit flush would fail again on the
+        # closed pipe, so stdout goes nowhere. 141 is what a shell reports
+        # for a writer whose reader left (128 + SIGPIPE).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(128 + signal.SIGPIPE)
 
 
 def _tensorflow_op_error():
