@@ -13,21 +13,10 @@ compiling the step (`training/interval_progress.py` does the same for
 `pretrain`'s checkpoint intervals).
 """
 
-import time
-
-import keras
-from keras.src.utils import io_utils
+from keras_albert.training.interval_progress import HeadedProgress
 
 
-def _duration(seconds):
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
-class EpochProgress(keras.callbacks.ProgbarLogger):
+class EpochProgress(HeadedProgress):
     """Keras's `ProgbarLogger`, with each epoch headed by what the bar counts
     and the whole run's progress and time left.
 
@@ -38,28 +27,13 @@ class EpochProgress(keras.callbacks.ProgbarLogger):
     def __init__(self, unit="batches"):
         super().__init__()
         self.unit = unit
-        self._started, self._second_started = None, None
-
-    def on_train_begin(self, logs=None):
-        super().on_train_begin(logs)
-        self._started, self._second_started = time.monotonic(), None
 
     def header(self, epoch):
         """The line that opens epoch `epoch` (0-based)."""
         line = (f"Epoch {epoch + 1}/{self.epochs}: one pass over the training data, "
                 f"the bar counts {self.unit}; run {100 * epoch // self.epochs} % done")
-        if epoch == 1:
-            self._second_started = time.monotonic()
-        if epoch:
-            # Past the first epoch (compiling) once there are others.
-            since, counted = (self._started, 1) if epoch == 1 else (self._second_started, epoch - 1)
-            seconds_per_epoch = (time.monotonic() - since) / counted
-            line += f", about {_duration(seconds_per_epoch * (self.epochs - epoch))} left"
-        return line
+        return line + self.time_left(epoch, self.epochs)
 
-    def on_epoch_begin(self, epoch, logs=None):
-        self._reset_progbar()
-        self._maybe_init_progbar()
+    def shows_header(self):
         # One epoch needs no heading (as in Keras): its bar is the run.
-        if self.verbose and self.epochs > 1:
-            io_utils.print_msg(self.header(epoch))
+        return self.epochs > 1

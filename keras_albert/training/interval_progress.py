@@ -27,7 +27,44 @@ def _duration(seconds):
     return f"{seconds / 3600:.1f} h"
 
 
-class IntervalProgress(keras.callbacks.ProgbarLogger):
+class HeadedProgress(keras.callbacks.ProgbarLogger):
+    """Keras's `ProgbarLogger` with each epoch opened by `header(epoch)`,
+    which ends in the run's time left (`time_left`): measured on this
+    process's epochs, leaving out the first (compiling) once there are
+    others. `EpochProgress` (fine-tuning) and `IntervalProgress` share it."""
+
+    def __init__(self):
+        super().__init__()
+        self._started, self._first_epoch, self._second_started = None, None, None
+
+    def on_train_begin(self, logs=None):
+        super().on_train_begin(logs)
+        self._started, self._first_epoch, self._second_started = time.monotonic(), None, None
+
+    def time_left(self, epoch, epochs):
+        """", about N left" for a run of `epochs`, once one of this process's is done."""
+        if self._first_epoch is None:
+            self._first_epoch = epoch
+        done = epoch - self._first_epoch
+        if done == 1:
+            self._second_started = time.monotonic()
+        if not done:
+            return ""
+        since, counted = (self._started, 1) if done == 1 else (self._second_started, done - 1)
+        seconds_per_epoch = (time.monotonic() - since) / counted
+        return f", about {_duration(seconds_per_epoch * (epochs - epoch))} left"
+
+    def shows_header(self):
+        return True
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._reset_progbar()
+        self._maybe_init_progbar()
+        if self.verbose and self.shows_header():
+            io_utils.print_msg(self.header(epoch))
+
+
+class IntervalProgress(HeadedProgress):
     """Keras's `ProgbarLogger`, with each epoch headed by the steps it runs
     and the whole run's progress and time left.
 
@@ -39,11 +76,6 @@ class IntervalProgress(keras.callbacks.ProgbarLogger):
     def __init__(self, total_steps, steps_per_interval):
         super().__init__()
         self.total_steps, self.steps_per_interval = total_steps, steps_per_interval
-        self._started, self._first_epoch, self._second_started = None, None, None
-
-    def on_train_begin(self, logs=None):
-        super().on_train_begin(logs)
-        self._started, self._first_epoch, self._second_started = time.monotonic(), None, None
 
     def header(self, epoch):
         """The line that opens epoch `epoch` (0-based)."""
@@ -51,20 +83,4 @@ class IntervalProgress(keras.callbacks.ProgbarLogger):
         intervals = self.total_steps // self.steps_per_interval
         line = (f"Steps {first:,}-{last:,} of {self.total_steps:,} "
                 f"(checkpoint interval {epoch + 1}/{intervals}); run {100 * (first - 1) // self.total_steps} % done")
-        if self._first_epoch is None:
-            self._first_epoch = epoch
-        done = epoch - self._first_epoch
-        if done == 1:
-            self._second_started = time.monotonic()
-        if done:
-            # Past the first interval (compiling) once there are others.
-            since, counted = (self._started, done) if done == 1 else (self._second_started, done - 1)
-            seconds_per_interval = (time.monotonic() - since) / counted
-            line += f", about {_duration(seconds_per_interval * (intervals - epoch))} left"
-        return line
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self._reset_progbar()
-        self._maybe_init_progbar()
-        if self.verbose:
-            io_utils.print_msg(self.header(epoch))
+        return line + self.time_left(epoch, intervals)
