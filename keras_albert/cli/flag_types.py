@@ -82,15 +82,6 @@ def read_lines(path, flag):
     knows (U+2028 inside a text is part of it); a leading BOM is dropped."""
     import pathlib
 
-    try:
-        text = pathlib.Path(path).read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise ValueError(
-            f"`{flag}` {path!r} is not UTF-8 text ({error.reason} at byte {error.start}); "
-            "save it as UTF-8, one text per line."
-        ) from None
-    lines = [line.strip() for line in text.split("\n")]
-    lines = [line for line in lines if line]
-    if not lines:
-        raise ValueError(f"`{flag}` {path!r} holds no text: every line is blank.")
-    return lines
+    from keras_albert.utils.text_lines import text_lines
+
+    return text_lines(pathlib.Path(path).read_bytes(), flag, repr(path))

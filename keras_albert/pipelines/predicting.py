@@ -37,6 +37,7 @@ from keras_albert.presets.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_file import write_file_atomically
 from keras_albert.utils.label_file import read_label_file
 from keras_albert.utils.progress import logged_step
+from keras_albert.utils.text_lines import text_lines
 
 _logger = logging.getLogger(__name__)
 
@@ -50,18 +51,7 @@ def read_texts(path, text_columns=("text",)):
         return examples.texts, examples.text_pairs
     data = sys.stdin.buffer.read() if path == STDIN else pathlib.Path(path).read_bytes()
     where = "standard input" if path == STDIN else repr(path)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise ValueError(
-            f"`--texts` {where} is not UTF-8 text ({error.reason} at byte {error.start}); "
-            "save it as UTF-8, one text per line."
-        ) from None
-    # Lines end at "\n" ("\r\n" too), not at U+2028 inside a text.
-    texts = [line.strip() for line in text.split("\n")]
-    texts = [line for line in texts if line]
-    if not texts:
-        raise ValueError(f"`--texts` {where} holds no text: every line is blank.")
+    texts = text_lines(data, "--texts", where)
     return texts, None
 
 
