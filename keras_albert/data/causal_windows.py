@@ -13,10 +13,10 @@ missing tail is padding that carries no loss.
 seeded order that a resumed run rebuilds exactly (`skip_batches`).
 """
 
-import copy as _copy
 
 import numpy as np
 
+from keras_albert.data.seeded_batches import SeededBatches
 from keras_albert.utils.atomic_file import write_file_atomically
 from keras_albert.utils.validation import check_positive_int
 
@@ -83,7 +83,7 @@ def window_batch(windows, rows):
     return x, token_ids[:, 1:], real.astype(np.float32)
 
 
-class CausalWindowBatches:
+class CausalWindowBatches(SeededBatches):
     """The batch stream over `windows` (from `pack_windows`).
 
     Training (`is_training=True`) draws a seeded permutation per epoch,
@@ -93,50 +93,15 @@ class CausalWindowBatches:
     """
 
     def __init__(self, windows, batch_size, seed=0, is_training=True, skip_batches=0):
-        check_positive_int("batch_size", batch_size)
-        if isinstance(skip_batches, bool) or not isinstance(skip_batches, int) or skip_batches < 0:
-            raise ValueError(f"`skip_batches` must be an int >= 0. Received: skip_batches={skip_batches!r}")
+        super().__init__(
+            len(windows["lengths"]), batch_size, seed, is_training, skip_batches,
+            rows_name="windows of the corpus",
+            hint=" (a longer corpus or a smaller --batch_size)",
+        )
         self.windows = windows
-        self.count = len(windows["lengths"])
-        if is_training and self.count < batch_size:
-            raise ValueError(
-                f"`batch_size={batch_size}` is larger than the {self.count} windows of the "
-                "corpus: no full batch can be made (a longer corpus or a smaller --batch_size)."
-            )
-        self.batch_size = batch_size
-        self.seed = seed
-        self.is_training = is_training
-        self.skip_batches = skip_batches
-
-    @property
-    def batches_per_epoch(self):
-        if self.is_training:
-            return self.count // self.batch_size
-        return -(-self.count // self.batch_size)
-
-    def rows(self, index):
-        epoch, position = divmod(index, self.batches_per_epoch)
-        if getattr(self, "_order_epoch", None) != epoch:
-            self._order_epoch = epoch
-            self._order = (
-                np.random.default_rng([self.seed, epoch]).permutation(self.count)
-                if self.is_training else np.arange(self.count)
-            )
-        return self._order[position * self.batch_size:(position + 1) * self.batch_size]
 
     def batch(self, index):
         return window_batch(self.windows, self.rows(index))
 
-    def skipping(self, skip_batches):
-        copy = _copy.copy(self)
-        copy.skip_batches = skip_batches
-        return copy
-
     def __len__(self):
         return self.batches_per_epoch
-
-    def __iter__(self):
-        index = self.skip_batches
-        while self.is_training or index < self.batches_per_epoch:
-            yield self.batch(index)
-            index += 1

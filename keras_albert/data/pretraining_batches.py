@@ -22,6 +22,7 @@ import threading
 
 import numpy as np
 
+from keras_albert.data.seeded_batches import SeededBatches
 from keras_albert.models.albert_pretrainer import check_sentence_task
 from keras_albert.models.albert_pretrainer import pretraining_batch
 from keras_albert.utils.validation import check_positive_int
@@ -35,7 +36,7 @@ def numpy_pretraining_batch(features, sentence_task="sop"):
     return pretraining_batch(features, sentence_task, ones_like=np.ones_like)
 
 
-class PretrainingBatches:
+class PretrainingBatches(SeededBatches):
     """The batch stream over `arrays` (from `read_pretraining_arrays`).
 
     Args:
@@ -59,20 +60,10 @@ class PretrainingBatches:
                  is_training=True, skip_batches=0, dynamic_masking=None):
         check_positive_int("batch_size", batch_size)
         check_sentence_task(sentence_task)
-        if isinstance(skip_batches, bool) or not isinstance(skip_batches, int) or skip_batches < 0:
-            raise ValueError(f"`skip_batches` must be an int >= 0. Received: skip_batches={skip_batches!r}")
+        super().__init__(len(arrays["input_ids"]), batch_size, seed, is_training, skip_batches,
+                         rows_name="instances")
         self.arrays = arrays
-        self.count = len(arrays["input_ids"])
-        if is_training and self.count < batch_size:
-            raise ValueError(
-                f"`batch_size={batch_size}` is larger than the {self.count} "
-                "instances: no full batch can be made."
-            )
-        self.batch_size = batch_size
-        self.seed = seed
         self.sentence_task = sentence_task
-        self.is_training = is_training
-        self.skip_batches = skip_batches
         if dynamic_masking is not None and not callable(dynamic_masking):
             raise ValueError(
                 "`dynamic_masking` must be a DynamicMasking or None. Received: "
@@ -80,29 +71,6 @@ class PretrainingBatches:
             )
         self.dynamic_masking = dynamic_masking
         self.additions = ()
-
-    @property
-    def batches_per_epoch(self):
-        if self.is_training:
-            return self.count // self.batch_size
-        return -(-self.count // self.batch_size)
-
-    def order(self, epoch):
-        """Row order of `epoch` (the same in every run)."""
-        if not self.is_training:
-            return np.arange(self.count)
-        return np.random.default_rng([self.seed, epoch]).permutation(self.count)
-
-    def rows(self, index):
-        """The rows of batch `index` of the stream."""
-        epoch, position = divmod(index, self.batches_per_epoch)
-        order = self._cached_order(epoch)
-        return order[position * self.batch_size:(position + 1) * self.batch_size]
-
-    def _cached_order(self, epoch):
-        if getattr(self, "_order_epoch", None) != epoch:
-            self._order, self._order_epoch = self.order(epoch), epoch
-        return self._order
 
     def batch(self, index):
         """Batch `index` of the stream as `(x, y, sample_weight)`."""
@@ -128,12 +96,6 @@ class PretrainingBatches:
         return np.random.default_rng(
             np.random.SeedSequence(self.seed, spawn_key=(_MASKING_STREAM, index))
         )
-
-    def __iter__(self):
-        index = self.skip_batches
-        while self.is_training or index < self.batches_per_epoch:
-            yield self.batch(index)
-            index += 1
 
     def generator(self, prefetch=4):
         """The stream as a generator (what `fit` takes), `prefetch` batches
