@@ -277,10 +277,12 @@ def main(argv=None):
                     row["ours"]["tokens_per_second"]["median"] / row[peer]["tokens_per_second"]["median"]
                 )
         rows[name] = row
-    write_result(args.output, {
-        "device": device(), "versions": versions(), "precision": args.precision,
-        "optimizer": "AdamW(1e-4) on every side", "rounds": args.rounds, "shapes": rows,
-    }, argv=None if argv is None else ["benchmarks/gpu_pretraining.py", *argv])
+        # Written after every shape, so that a run cut short by its time
+        # limit still returns the shapes it finished.
+        write_result(args.output, {
+            "device": device(), "versions": versions(), "precision": args.precision,
+            "optimizer": "AdamW(1e-4) on every side", "rounds": args.rounds, "shapes": rows,
+        }, argv=None if argv is None else ["benchmarks/gpu_pretraining.py", *argv])
 
 
 if __name__ == "__main__":

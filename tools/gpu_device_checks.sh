@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A session's device checks, in the two calls a 15-minute device lease
+# allows (the machine stays warm 30 s between them). Prepare first, here:
+#     python tools/prepare_gpu_pretraining.py --corpus runs/corpus_v2 ...
+# then give the device tool, with carry [".gpu"]:
+#     bash tools/gpu_device_checks.sh pretrain_and_test    (about 6 minutes)
+#     bash tools/gpu_device_checks.sh benchmark            (what is left)
+#
+# pretrain_and_test: the prepared pretraining run (.gpu/command.sh) and,
+#   beside it on the same GPU, the tests that need no TensorFlow on JAX
+#   (`-m "not large"`, TensorFlow blocked as here); each test's verdict
+#   streams to $OUT/gpu_tests.log, so a cut-short run still says what ran.
+# benchmark: benchmarks/gpu_pretraining.py, the GPU to itself, one shape at
+#   a time (the JSON is rewritten after each), until BENCHMARK_SECONDS.
+set -uo pipefail
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+  --target /tmp/site .gpu/wheels/*.whl || exit
+export PYTHONPATH="/tmp/site:$PWD" KERAS_BACKEND=jax PYTHONUNBUFFERED=1 SKIP_WHEELS=1
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/device.txt"
+
+case "${1:?pretrain_and_test or benchmark}" in
+  pretrain_and_test)
+    # The run keeps the GPU memory it needs; the test workers take theirs as
+    # they go, instead of JAX's default 75 % each.
+    (XLA_PYTHON_CLIENT_MEM_FRACTION=0.5 bash -c "$(cat .gpu/command.sh)") &
+    training=$!
+    XLA_PYTHON_CLIENT_PREALLOCATE=false timeout "${TEST_SECONDS:-330}" \
+      python3 -m pytest -p tests.tensorflow_blocked tests -m "not large" -n 6 -v \
+      --continue-on-collection-errors -p no:cacheprovider >"$OUT/gpu_tests.log" 2>&1
+    echo "pytest exit: $?" >>"$OUT/gpu_tests.log"
+    wait "$training"
+    ;;
+  benchmark)
+    deadline=$((SECONDS + ${BENCHMARK_SECONDS:-360}))
+    for shape in ${SHAPES:-tiny base}; do
+      left=$((deadline - SECONDS))
+      [ "$left" -gt 60 ] || break
+      timeout "$left" python3 benchmarks/gpu_pretraining.py --shapes "$shape" \
+        --output "$OUT/gpu_pretraining_$shape.json" 2>&1 | tee -a "$OUT/benchmark.log"
+    done
+    ;;
+esac
