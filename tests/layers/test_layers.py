@@ -32,6 +32,35 @@ def test_self_attention_matches_numpy_reference():
     np.testing.assert_allclose(out, _reference_attention(x, mask, attention), atol=1e-5)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_fused_path_gives_the_reference_with_a_full_mask(monkeypatch, causal):
+    # The fused path (JAX and PyTorch) must hand ops.dot_product_attention a
+    # [batch, 1, query, key] mask: cuDNN refuses one broadcast over queries
+    # and Keras silently falls back to a slower kernel (seen on an H200).
+    shapes = []
+    real = keras.ops.dot_product_attention
+
+    def recording(query, key, value, mask=None, **kwargs):
+        shapes.append(tuple(mask.shape))
+        return real(query, key, value, mask=mask, **kwargs)
+
+    monkeypatch.setattr(keras.ops, "dot_product_attention", recording)
+    monkeypatch.setattr(layers.AlbertSelfAttention, "_fused", lambda self, training, attention: True)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 5, 8)).astype("float32")
+    mask = np.array([[1, 1, 1, 1, 1], [1, 1, 0, 0, 0]], "int32")
+    fused = layers.AlbertSelfAttention(num_heads=2, hidden_dim=8, causal=causal)
+    out = keras.ops.convert_to_numpy(fused(x, padding_mask=mask))
+    assert shapes == [(2, 1, 5, 5)]
+    monkeypatch.undo()
+    explicit = layers.AlbertSelfAttention(num_heads=2, hidden_dim=8, causal=causal)
+    explicit.build(x.shape)
+    explicit.set_weights(fused.get_weights())
+    expected = keras.ops.convert_to_numpy(explicit(x, padding_mask=mask))
+    np.testing.assert_allclose(out[1, :2], expected[1, :2], atol=1e-5)
+    np.testing.assert_allclose(out[0], expected[0], atol=1e-5)
+
+
 def test_padding_keys_are_ignored():
     rng = np.random.default_rng(1)
     x = rng.normal(size=(1, 6, 8)).astype("float32")
