@@ -44,7 +44,10 @@ def _write_dictd(directory, entries, compress=True):
         index.append(f"{word}\t{_number(len(data))}\t{_number(len(encoded))}\n")
         data += encoded
     dict_path = directory / ("x.dict.dz" if compress else "x.dict")
-    (gzip.open if compress else open)(dict_path, "wb").write(data)
+    # Closed before reading: Python 3.12 leaves an unclosed GzipFile's data
+    # unwritten (the device machine's Python read an empty dictionary).
+    with (gzip.open if compress else open)(dict_path, "wb") as file:
+        file.write(data)
     (directory / "x.index").write_text("".join(index))
     return directory / "x.index", dict_path
 
