@@ -10,17 +10,55 @@ Conventions: ``input_data`` is either one array (the layer is called as
 ``layer(x)``) or a dict of arrays (called as ``layer(**input_data)``; a
 backbone or task takes the dict itself). ``expected_output_shape`` is a
 tuple, or the same nest as the outputs (a dict or list of tuples).
+
+The "dataset" legs use ``tf.data`` where TensorFlow is installed and a
+grain dataset of the same batches where it is not (the device machines
+run these checks on JAX with no TensorFlow).
 """
 
 import json
 
 import keras
 import numpy as np
-import tensorflow as tf
 from keras import ops
 from keras import tree
 
 MIXED_POLICIES = ("mixed_float16", "mixed_bfloat16")
+
+
+def _tensorflow():
+    try:
+        import tensorflow as tf
+    except ImportError:
+        return None
+    return tf
+
+
+def _as_arrays(data):
+    """Lists (of strings, say) become arrays, so batches slice them whole."""
+    if isinstance(data, dict):
+        return {key: _as_arrays(value) for key, value in data.items()}
+    if isinstance(data, tuple):
+        return tuple(_as_arrays(value) for value in data)
+    return np.asarray(data)
+
+
+def _batched(data, batch_size, transform=None):
+    """`data` in batches of `batch_size`, each through `transform`: a
+    tf.data pipeline where TensorFlow is installed, else a grain dataset
+    (what keras-hub's tasks accept without TensorFlow)."""
+    tf = _tensorflow()
+    if tf is not None:
+        dataset = tf.data.Dataset.from_tensor_slices(data).batch(batch_size)
+        return dataset if transform is None else dataset.map(transform)
+    import grain
+
+    data = _as_arrays(data)
+    rows = [tree.map_structure(lambda array: array[i], data) for i in range(len(tree.flatten(data)[0]))]
+    dataset = grain.MapDataset.source(rows).batch(batch_size)
+    if transform is None:
+        return dataset
+    return dataset.map(lambda batch: transform(*batch) if isinstance(batch, tuple) else transform(batch))
 
 
 def _call(layer, input_data, **kwargs):
@@ -200,7 +238,7 @@ def run_backbone_test(
 
     predicted = backbone.predict(input_data, verbose=0)
     assert_same_outputs(predicted, outputs, atol=1e-5)
-    dataset = tf.data.Dataset.from_tensor_slices(input_data).batch(2)
+    dataset = _batched(input_data, 2)
     assert_same_outputs(backbone.predict(dataset, verbose=0), predicted, atol=1e-5)
 
     clone = cls.from_config(backbone.get_config())
@@ -237,7 +275,7 @@ def run_task_test(
     task.compile(**(compile_kwargs or {}))
     run_serialization_test(task)
     x, y, sample_weight = keras.utils.unpack_x_y_sample_weight(train_data)
-    dataset = tf.data.Dataset.from_tensor_slices(train_data).batch(batch_size)
+    dataset = _batched(train_data, batch_size)
 
     output = task.predict(x, batch_size=batch_size, verbose=0)
     assert _shapes(output) == expected_output_shape
@@ -246,7 +284,7 @@ def run_task_test(
     if preprocessor is not None:
         task.preprocessor = None
         try:
-            split = task.predict(dataset.map(preprocessor), verbose=0)
+            split = task.predict(_batched(train_data, batch_size, preprocessor), verbose=0)
         finally:
             task.preprocessor = preprocessor
         assert_same_outputs(split, output, atol=atol)

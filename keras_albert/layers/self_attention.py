@@ -185,12 +185,12 @@ class AlbertSelfAttention(keras.layers.Layer):
         shape = ops.shape(query)
         batch, length = shape[0], shape[1]
         if self._fused(training, return_attention):
-            if keep is not None:
+            if keep is not None and keras.config.backend() == "jax":
                 # cuDNN's fused attention (JAX on NVIDIA GPUs) refuses a mask
                 # broadcast over queries ("Bias must have same seq length as
                 # QKV, got 1 and 128", seen on an H200) and Keras then falls
-                # back to XLA's kernel; the full [batch, 1, query, key] shape
-                # is accepted everywhere.
+                # back to XLA's kernel. PyTorch takes the broadcast mask, and
+                # the full one costs memory quadratic in the length.
                 keep = ops.broadcast_to(keep, (batch, 1, length, ops.shape(key)[1]))
             context = ops.dot_product_attention(
                 query, key, value,

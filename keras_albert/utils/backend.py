@@ -124,10 +124,14 @@ def is_tf_tensor(value):
 
 
 def is_batch_stream(value):
-    """True for what yields ready batches: a `tf.data.Dataset` or a Keras
-    `PyDataset` (the JAX and PyTorch input pipelines), without importing
-    TensorFlow."""
+    """True for what yields ready batches: a `tf.data.Dataset`, a Keras
+    `PyDataset` or a grain dataset (what keras-hub's tasks take without
+    TensorFlow), without importing TensorFlow or grain."""
     if is_tf_dataset(value):
         return True
     keras = sys.modules.get("keras")
-    return keras is not None and isinstance(value, keras.utils.PyDataset)
+    if keras is not None and isinstance(value, keras.utils.PyDataset):
+        return True
+    grain = sys.modules.get("grain")  # not imported: `value` cannot be one
+    datasets = tuple(getattr(grain, name, None) for name in ("MapDataset", "IterDataset"))
+    return grain is not None and None not in datasets and isinstance(value, datasets)

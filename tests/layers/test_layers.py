@@ -28,13 +28,13 @@ def test_self_attention_matches_numpy_reference():
     x = rng.normal(size=(2, 5, 8)).astype("float32")
     mask = np.array([[1, 1, 1, 1, 1], [1, 1, 0, 0, 0]], "int32")
     attention = layers.AlbertSelfAttention(num_heads=2, hidden_dim=8)
-    out = attention(x, padding_mask=mask).numpy()
+    out = keras.ops.convert_to_numpy(attention(x, padding_mask=mask))
     np.testing.assert_allclose(out, _reference_attention(x, mask, attention), atol=1e-5)
 
 
 @pytest.mark.parametrize("causal", [False, True])
 def test_fused_path_gives_the_reference_with_a_full_mask(monkeypatch, causal):
-    # The fused path (JAX and PyTorch) must hand ops.dot_product_attention a
+    # On JAX the fused path must hand ops.dot_product_attention a
     # [batch, 1, query, key] mask: cuDNN refuses one broadcast over queries
     # and Keras silently falls back to a slower kernel (seen on an H200).
     shapes = []
@@ -46,6 +46,7 @@ def test_fused_path_gives_the_reference_with_a_full_mask(monkeypatch, causal):
 
     monkeypatch.setattr(keras.ops, "dot_product_attention", recording)
     monkeypatch.setattr(layers.AlbertSelfAttention, "_fused", lambda self, training, attention: True)
+    monkeypatch.setattr(keras.config, "backend", lambda: "jax")
     rng = np.random.default_rng(0)
     x = rng.normal(size=(2, 5, 8)).astype("float32")
     mask = np.array([[1, 1, 1, 1, 1], [1, 1, 0, 0, 0]], "int32")
@@ -68,8 +69,8 @@ def test_padding_keys_are_ignored():
     attention = layers.AlbertSelfAttention(num_heads=2, hidden_dim=8)
     changed = x.copy()
     changed[:, 4:] = rng.normal(size=(1, 2, 8))
-    a = attention(x, padding_mask=mask).numpy()[:, :4]
-    b = attention(changed, padding_mask=mask).numpy()[:, :4]
+    a = keras.ops.convert_to_numpy(attention(x, padding_mask=mask))[:, :4]
+    b = keras.ops.convert_to_numpy(attention(changed, padding_mask=mask))[:, :4]
     np.testing.assert_allclose(a, b, atol=1e-6)
 
 
@@ -77,7 +78,7 @@ def test_embedding_normalises_at_width_e_then_projects():
     embedding = layers.AlbertFactorizedEmbedding(50, 6, 10, max_sequence_length=8)
     token_ids = np.array([[3, 4, 5]], "int32")
     segment_ids = np.array([[0, 0, 1]], "int32")
-    out = embedding(token_ids, segment_ids).numpy()
+    out = keras.ops.convert_to_numpy(embedding(token_ids, segment_ids))
     assert out.shape == (1, 3, 10)
     summed = (
         embedding.token_embedding.embeddings.numpy()[token_ids[0]]
@@ -106,7 +107,7 @@ def test_feed_forward_uses_tanh_gelu():
     gelu = 0.5 * hidden * (1 + np.tanh(np.sqrt(2 / np.pi) * (hidden + 0.044715 * hidden**3)))
     y = x + gelu @ sublayer.output_dense.kernel.numpy() + sublayer.output_dense.bias.numpy()
     y = (y - y.mean(-1, keepdims=True)) / np.sqrt(y.var(-1, keepdims=True) + 1e-12)
-    np.testing.assert_allclose(sublayer(x).numpy(), y, atol=1e-5)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(sublayer(x)), y, atol=1e-5)
 
 
 def test_encoder_returns_every_layer_and_shares_weights():
@@ -170,8 +171,8 @@ def test_masked_lm_head_is_tied_to_embeddings():
     logits = head(sequence, np.array([[0, 4], [1, 1]], "int32"))
     assert logits.shape == (2, 2, 30)
     transformed = head.layer_norm(head.transform(sequence[:, [0, 4]][:1]))
-    expected = transformed.numpy() @ embedding.embeddings.numpy().T + head.output_bias.numpy()
-    np.testing.assert_allclose(logits.numpy()[:1], expected, atol=1e-5)
+    expected = keras.ops.convert_to_numpy(transformed) @ embedding.embeddings.numpy().T + head.output_bias.numpy()
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(logits)[:1], expected, atol=1e-5)
 
 
 @pytest.mark.parametrize(
