@@ -6,37 +6,56 @@ novels a passage comes from, split by chapter, names masked; passages fill
 Every row reads the first `length - 2` pieces of the same passages and is
 scored on the same test chapters:
 
-  tfidf-L   TF-IDF (word 1-2 grams, sublinear tf) + LinearSVC(C=1), at every
-            length of --rows: the simplest strong baseline
+  majority  the most frequent novel of the training passages, for every
+            test passage
+  tfidf-L   TF-IDF + LinearSVC, C and word n-grams picked on the carve-out,
+            at every length of --rows: the simplest strong baseline
   full-L    the preset, positions extended to L if needed, full attention
   lshN-L    the same weights made LSH with N hash rounds (`lsh_backbone_from`)
 
-All models start from `--preset` and are fine-tuned with the project's
-recipe (`keras_albert.pipelines.fine_tune_classifier`: AdamW, warmup and
-linear decay, the best epoch on the validation chapters kept), batches of
-`--batch_size`. Each training step is timed as it runs (median [min-max]
-over every step but the first). It prints the table and, for each LSH row,
-its margin over full attention truncated to `--truncated_length`, its gap
-to full attention at its own length and full attention's step time over
-its own: the issue's targets are >= +5 points, >= -1 point and >= 5x.
-Every accuracy comes with its n (test passages) and 95 % Wilson interval,
-every margin with Newcombe's 95 % interval (`intervals.py`), and a target
-counts as supported only where the whole interval clears it: with a few
-dozen test passages one passage moves a row by several points.
+The protocol (benchmarks/README.md, "How quality is measured"):
 
-The full comparison takes hours on a CPU, so the results file doubles as
-the progress record: each row is written as soon as it finishes, and a new
-run with the same setting skips recorded rows (a row started but never
+- The test chapters are the chapter split's of seed 0 for every seed: the
+  split `keras_albert.datasets.heldout` keeps out of pretraining corpora.
+- Each seed draws a carve-out from the other chapters' passages
+  (`keras_albert.pipelines.long_documents.carve_out_task`: a fifth of
+  each novel's, sharing no chapter with the passages trained on), the
+  initialisation and the order.
+- Every choice is made on the carve-out: for each model row and seed,
+  every candidate of --learning_rates x --poolings x --warm_starts is
+  fine-tuned (AdamW, warmup and linear decay; the best epoch kept, the
+  warm start's linear probe counting as epoch 0), the one with the best
+  carve-out accuracy is kept, and only it is then scored on the test
+  passages. TF-IDF's C and n-gram range are picked on the same carve-out.
+- Each row is reported as mean +- sd over --seeds, with n (test passages)
+  and a 95 % Wilson interval at n; each margin as mean +- sd of the
+  per-seed differences with Newcombe's 95 % interval (`intervals.py`).
+  Both intervals are the test sample's (the same passages for every
+  seed), taken at the seed mean rounded to whole passages; the sd is the
+  seeds'. A target counts as supported only where the whole interval
+  clears it.
+
+Each LSH row is compared with full attention truncated to
+`--truncated_length` and with full attention at its own length, and its
+training step time with full attention's (median over every step but the
+first, of the chosen candidate, then over seeds): the issue's targets are
+>= +5 points, >= -1 point and >= 5x. The record ends with
+`readme_summary`: one sentence per row and margin saying what the
+intervals support.
+
+The full comparison takes days on 2 CPU cores (every candidate of every
+row and seed is a fine-tuning), so the results file doubles as the
+progress record: each (row, seed) is written as soon as it finishes, and
+a new run with the same setting skips recorded ones (one started but never
 finished, e.g. killed for memory, is retried `--max_attempts` times in
-all). A different setting in an existing file is refused (--restart
-discards it). `--recompute_intervals` adds the intervals to a file recorded
-before they were computed, from its rows' accuracy and n, training nothing.
+all); running with more --seeds adds them. A different setting in an
+existing file is refused (--restart discards it).
 
-    python benchmarks/long_document_quality.py            # everything (hours)
-    python benchmarks/long_document_quality.py --rows full-512 lsh1-2048
+    python benchmarks/long_document_quality.py            # everything (days)
+    python benchmarks/long_document_quality.py --rows full-512 lsh1-2048 --seeds 0
     python benchmarks/long_document_quality.py --document_length 64 --rows full-32 full-64 lsh1-64 \\
-        --truncated_length 32 --lsh_chunk_length 16 --max_passages_per_class 4 --epochs 1 \\
-        --output /tmp/long_documents.json                 # a smoke run
+        --truncated_length 32 --lsh_chunk_length 16 --max_passages_per_class 6 --epochs 1 \\
+        --seeds 0 1 --learning_rates 1e-3 --poolings mean --output /tmp/long_documents.json  # a smoke run
 """
 
 import argparse
@@ -46,14 +65,16 @@ import json
 import os
 import pathlib
 import re
+import statistics
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-RESULTS = pathlib.Path(__file__).resolve().parent / "results" / "long_document_quality.json"
+RESULTS = pathlib.Path(__file__).resolve().parent / "results" / "long_document_protocol.json"
 DEFAULT_ROWS = ("full-128", "full-512", "full-1024", "full-2048", "lsh1-2048", "lsh4-2048")
 ROW = re.compile(r"^(full|tfidf|lsh([1-9][0-9]*))-([0-9]+)$")
+WARM_STARTS = {"on": True, "off": False}
 # The issue's targets for each LSH row.
 TARGET_POINTS_OVER_TRUNCATED = 5.0
 TARGET_POINTS_BELOW_FULL = 1.0
@@ -85,36 +106,36 @@ def parse_args(argv):
     parser.add_argument("--rows", nargs="+", type=parse_row, default=[parse_row(r) for r in DEFAULT_ROWS],
                         metavar="KIND-LENGTH",
                         help=f"models to run (default: {' '.join(DEFAULT_ROWS)}); "
-                        "a tfidf row runs at every length named")
+                        "a tfidf row runs at every length named, the majority class always")
     parser.add_argument("--truncated_length", type=int, default=512,
                         help="the truncation baseline each LSH row is compared with (full-L)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2],
+                        help="each draws the carve-out, the initialisation and the order")
     parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--learning_rate", type=float, default=1e-3)
+    parser.add_argument("--learning_rates", type=float, nargs="+", default=[2e-4, 1e-3],
+                        help="peak learning rates tried; the carve-out picks")
+    parser.add_argument("--poolings", nargs="+", choices=("mean", "cls"), default=["mean", "cls"],
+                        help="what the classifier head reads, tried; the carve-out picks")
+    parser.add_argument("--warm_starts", nargs="+", choices=tuple(WARM_STARTS), default=["on", "off"],
+                        help="fit the head on the frozen model's features first (the probe then "
+                             "counts as epoch 0) or not, tried; the carve-out picks")
     parser.add_argument("--batch_size", type=int, default=8)
     parser.add_argument("--patience", type=int, default=2)
-    parser.add_argument("--head_warm_start", action="store_true",
-                        help="fit the head on the frozen model's features first (linear probe, then "
-                             "fine-tuning); the probe counts as epoch 0")
     parser.add_argument("--lsh_chunk_length", type=int, default=64)
     parser.add_argument("--lsh_num_buckets", type=int, default=0,
                         help="0: 2 * length / chunk length (Reformer's choice)")
     parser.add_argument("--lsh_chunks_after", type=int, default=1)
-    parser.add_argument("--pooling", choices=("mean", "cls"), default="mean",
-                        help="what the classifier head reads: the mean of the token outputs or [CLS]")
     parser.add_argument("--train_shifts", type=int, default=1,
                         help="cut the training chapters this many times, shifted: overlapping passages")
     parser.add_argument("--max_passages_per_class", type=int, default=0,
-                        help="0: every passage; else a seeded sample per novel and split")
+                        help="0: every passage; else a fixed sample per novel and split (smoke runs)")
     parser.add_argument("--keep_names", action="store_true",
                         help="keep proper nouns (masked by default: names give a novel away)")
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max_hours_per_row", type=float, default=0.0,
-                        help="skip a model whose projected fine-tuning time exceeds this (0: no limit)")
+                        help="skip a candidate whose projected fine-tuning time exceeds this (0: no limit)")
     parser.add_argument("--max_attempts", type=int, default=2,
-                        help="runs of a row that never finished before it is left out")
+                        help="runs of a (row, seed) that never finished before it is left out")
     parser.add_argument("--restart", action="store_true", help="discard rows recorded in --output")
-    parser.add_argument("--recompute_intervals", action="store_true",
-                        help="only add n and 95 %% intervals to the rows recorded in --output")
     parser.add_argument("--output", default=str(RESULTS))
     args = parser.parse_args(argv)
     for flag in ("document_length", "truncated_length"):
@@ -123,11 +144,17 @@ def parse_args(argv):
     for flag in ("epochs", "batch_size", "patience", "lsh_chunk_length", "train_shifts", "max_attempts"):
         if getattr(args, flag) < 1:
             parser.error(f"--{flag} must be >= 1 (received {getattr(args, flag)})")
-    for flag in ("lsh_num_buckets", "lsh_chunks_after", "max_passages_per_class", "seed"):
+    for flag in ("lsh_num_buckets", "lsh_chunks_after", "max_passages_per_class"):
         if getattr(args, flag) < 0:
             parser.error(f"--{flag} must be >= 0 (received {getattr(args, flag)})")
-    if args.learning_rate <= 0:
-        parser.error(f"--learning_rate must be > 0 (received {args.learning_rate})")
+    if min(args.seeds) < 0 or len(set(args.seeds)) != len(args.seeds):
+        parser.error(f"--seeds must be distinct integers >= 0 (received {args.seeds})")
+    if min(args.learning_rates) <= 0:
+        parser.error(f"--learning_rates must be > 0 (received {args.learning_rates})")
+    for flag in ("learning_rates", "poolings", "warm_starts"):
+        values = getattr(args, flag)
+        if len(set(values)) != len(values):
+            parser.error(f"--{flag} must not repeat a value (received {values})")
     if args.max_hours_per_row < 0:
         parser.error(f"--max_hours_per_row must be >= 0 (received {args.max_hours_per_row})")
     for kind, _, length in args.rows:
@@ -138,26 +165,32 @@ def parse_args(argv):
 
 
 def setting_of(args):
-    """What recorded rows depend on: a resumed run must match it."""
+    """What recorded rows depend on: a resumed run must match it (the
+    seeds may differ: more seeds add runs)."""
+    from keras_albert.datasets.heldout import LONG_DOCUMENT_SEED
+    from keras_albert.pipelines.long_documents import CARVE_OUT_FRACTION
+
     return {
         "preset": args.preset,
         "document_length": args.document_length,
-        "seed": args.seed,
+        "split_seed": LONG_DOCUMENT_SEED,
+        "carve_out_fraction": CARVE_OUT_FRACTION,
         "train_shifts": args.train_shifts,
         "max_passages_per_class": args.max_passages_per_class,
         "names_masked": not args.keep_names,
-        "recipe": {"epochs": args.epochs, "learning_rate": args.learning_rate,
-                   "batch_size": args.batch_size, "patience": args.patience,
-                   "head_warm_start": args.head_warm_start},
+        "recipe": {"epochs": args.epochs, "batch_size": args.batch_size, "patience": args.patience},
+        "chosen_on_the_carve_out": {"learning_rate": args.learning_rates, "pooling": args.poolings,
+                                    "head_warm_start": args.warm_starts,
+                                    "tfidf": "C and word n-gram range"},
         "lsh": {"chunk_length": args.lsh_chunk_length, "num_buckets": args.lsh_num_buckets,
                 "num_chunks_after": args.lsh_chunks_after},
-        "pooling": args.pooling,
     }
 
 
 def row_names(args):
-    """TF-IDF at every length first (seconds each), then the models in order."""
-    names = [f"tfidf-{length}" for length in sorted({length for _, _, length in args.rows})]
+    """The majority class and TF-IDF at every length first (seconds each),
+    then the models in order."""
+    names = ["majority"] + [f"tfidf-{length}" for length in sorted({length for _, _, length in args.rows})]
     for kind, hashes, length in args.rows:
         name = f"{kind}-{length}" if kind != "lsh" else f"lsh{hashes}-{length}"
         if name not in names:
@@ -165,20 +198,26 @@ def row_names(args):
     return names
 
 
-def model_settings(name, args):
+def candidates(name, args, seed):
+    """Every setting of the grid for model row `name` and `seed`, checked."""
     from keras_albert.pipelines.long_documents import LongDocumentSettings
     from keras_albert.pipelines.long_documents import long_document_recipe
 
     kind, hashes, length = parse_row(name)
-    return LongDocumentSettings(
-        sequence_length=length, attention=kind, preset=args.preset,
-        recipe=long_document_recipe(epochs=args.epochs, learning_rate=args.learning_rate,
-                                    batch_size=args.batch_size, patience=args.patience,
-                                    head_warm_start=args.head_warm_start),
-        lsh_num_hashes=hashes or 1, lsh_chunk_length=args.lsh_chunk_length,
-        lsh_num_buckets=args.lsh_num_buckets, lsh_num_chunks_after=args.lsh_chunks_after,
-        pooling=args.pooling, seed=args.seed, max_hours=args.max_hours_per_row,
-    ).check()
+    return [
+        LongDocumentSettings(
+            sequence_length=length, attention=kind, preset=args.preset,
+            recipe=long_document_recipe(epochs=args.epochs, learning_rate=learning_rate,
+                                        batch_size=args.batch_size, patience=args.patience,
+                                        head_warm_start=WARM_STARTS[warm_start]),
+            lsh_num_hashes=hashes or 1, lsh_chunk_length=args.lsh_chunk_length,
+            lsh_num_buckets=args.lsh_num_buckets, lsh_num_chunks_after=args.lsh_chunks_after,
+            pooling=pooling, seed=seed, max_hours=args.max_hours_per_row,
+        ).check()
+        for learning_rate in args.learning_rates
+        for pooling in args.poolings
+        for warm_start in args.warm_starts
+    ]
 
 
 def load_rows(path, setting, restart):
@@ -196,122 +235,191 @@ def load_rows(path, setting, restart):
     return recorded.get("rows", {})
 
 
-def compare(rows, truncated_length):
-    """Each LSH row against truncated full attention and full at its length,
-    with n and 95 % intervals for every accuracy and margin."""
+def mean_sd(values):
+    values = [float(value) for value in values]
+    return {"mean": round(statistics.fmean(values), 4),
+            "sd": round(statistics.stdev(values), 4) if len(values) > 1 else None,
+            "seeds": len(values)}
+
+
+def whole_passages(accuracy, n):
+    """`accuracy` rounded to a whole number of the n test passages (what
+    Wilson's and Newcombe's intervals take)."""
+    return round(accuracy * n) / n
+
+
+def chosen_setting(run):
+    """What the carve-out chose in one model run, in words."""
+    if run.get("kept_head_warm_start"):
+        head = "linear probe (fine-tuning never beat it)"
+    elif run["head_warm_start"]:
+        head = "probe then fine-tuned"
+    else:
+        head = "fine-tuned from a random head"
+    return f"lr {run['learning_rate']:g}, {run['pooling']} pooling, {head}"
+
+
+def summarize(entry):
+    """Mean +- sd over the finished seeds, n, the 95 % interval and what
+    the carve-out chose (None before a seed finished)."""
     from intervals import accuracy_with_interval
+
+    runs = {seed: run for seed, run in entry["runs"].items() if run.get("status") == "done"}
+    if not runs:
+        return None
+    ns = {run["test_passages"] for run in runs.values()}
+    if len(ns) != 1:
+        raise ValueError(f"the seeds of one row were scored on different test sets: n in {sorted(ns)}")
+    n = ns.pop()
+    accuracy = mean_sd([run["accuracy"] for run in runs.values()])
+    summary = {
+        "accuracy": accuracy,
+        "macro_f1": mean_sd([run["macro_f1"] for run in runs.values()]),
+        "n": n,
+        "wilson_95": accuracy_with_interval(whole_passages(accuracy["mean"], n), n)["wilson_95"],
+        "seeds": sorted(runs, key=int),
+    }
+    steps = [run["step_seconds"]["median"] for run in runs.values() if run.get("step_seconds")]
+    if steps:
+        summary["step_seconds_median"] = round(statistics.median(steps), 4)
+    if "candidates" in next(iter(runs.values())):
+        chosen = [chosen_setting(run) for run in runs.values()]
+        summary["chosen_on_the_carve_out"] = {choice: chosen.count(choice) for choice in sorted(set(chosen))}
+        summary["kept_the_linear_probe"] = sum(bool(run.get("kept_head_warm_start")) for run in runs.values())
+    if "C" in next(iter(runs.values())):
+        chosen = [f"C {run['C']:g}, words {run['ngram_range'][0]}-{run['ngram_range'][1]}"
+                  for run in runs.values()]
+        summary["chosen_on_the_carve_out"] = {choice: chosen.count(choice) for choice in sorted(set(chosen))}
+    return summary
+
+
+def margin(rows, a, b):
+    """a minus b: mean +- sd of the per-seed differences in points, and
+    Newcombe's 95 % interval at the seed means (None without a shared seed)."""
     from intervals import points_with_interval
 
-    done = {name: row for name, row in rows.items() if row.get("status") == "done"}
-    timed = {name: row for name, row in rows.items() if row.get("step_seconds")}
+    runs_a, runs_b = rows[a]["runs"], rows[b]["runs"]
+    seeds = [seed for seed in runs_a if runs_a[seed].get("status") == "done"
+             and runs_b.get(seed, {}).get("status") == "done"]
+    if not seeds:
+        return None
+    n = runs_a[seeds[0]]["test_passages"]
+    mean_a = statistics.fmean(runs_a[seed]["accuracy"] for seed in seeds)
+    mean_b = statistics.fmean(runs_b[seed]["accuracy"] for seed in seeds)
+    interval = points_with_interval(whole_passages(mean_a, n), n, whole_passages(mean_b, n), n)
+    return {**mean_sd([100 * (runs_a[seed]["accuracy"] - runs_b[seed]["accuracy"]) for seed in seeds]),
+            "n": n, "newcombe_95_points": interval["newcombe_95_points"]}
 
-    def margin(row, peer):
-        return points_with_interval(row["accuracy"], row["test_passages"],
-                                    peer["accuracy"], peer["test_passages"])
 
-    comparison = {
-        "accuracy_95": {
-            name: accuracy_with_interval(row["accuracy"], row["test_passages"])
-            for name, row in sorted(done.items())
-        },
-        "full_accuracy_by_length": {
-            str(row["sequence_length"]): row["accuracy"]
-            for row in sorted(done.values(), key=lambda r: r["sequence_length"]) if row["model"] == "full"
-        },
-        "tfidf_accuracy_by_length": {
-            str(row["sequence_length"]): row["accuracy"]
-            for row in sorted(done.values(), key=lambda r: r["sequence_length"]) if row["model"] == "tfidf"
-        },
-        "lsh": {},
-    }
-    truncated = done.get(f"full-{truncated_length}")
-    # Margins the README reads: every model row over truncation, and TF-IDF
-    # over every model row reading the same pieces.
-    pairs = [(name, f"full-{truncated_length}") for name, row in done.items()
-             if row["model"] != "tfidf" and truncated and row is not truncated]
-    pairs += [(f"tfidf-{row['sequence_length']}", name) for name, row in done.items()
-              if row["model"] != "tfidf" and f"tfidf-{row['sequence_length']}" in done]
-    comparison["margins_95"] = {
-        f"{a} minus {b}": margin(done[a], done[b]) for a, b in sorted(pairs)}
-    for name, row in timed.items():
-        if row["model"] != "lsh":
+def compare(rows, truncated_length):
+    """Each row's summary, the margins the README reads, and each LSH row
+    against its targets, met on the mean and supported by the interval."""
+    summaries = {name: summarize(entry) for name, entry in rows.items()}
+    done = {name: summary for name, summary in summaries.items() if summary}
+    kind = {name: parse_row(name)[0] if name != "majority" else "majority" for name in rows}
+    length = {name: parse_row(name)[2] for name in rows if name != "majority"}
+    truncated = f"full-{truncated_length}"
+    models = [name for name in done if kind[name] in ("full", "lsh")]
+    pairs = [(name, truncated) for name in models if truncated in done and name != truncated]
+    pairs += [(name, f"full-{length[name]}") for name in models
+              if kind[name] == "lsh" and f"full-{length[name]}" in done]
+    pairs += [(f"tfidf-{length[name]}", name) for name in models if f"tfidf-{length[name]}" in done]
+    pairs += [(name, "majority") for name in models if "majority" in done]
+    margins = {f"{a} minus {b}": margin(rows, a, b) for a, b in pairs}
+    margins = {key: value for key, value in margins.items() if value}
+    lsh = {}
+    for name in rows:
+        if kind[name] != "lsh":
             continue
-        length = row["sequence_length"]
-        entry, targets = {}, {}
-        supported = {}
-        if name in done and truncated:
-            points = round(100 * (row["accuracy"] - truncated["accuracy"]), 2)
-            entry[f"minus_full_{truncated_length}_points"] = points
-            entry[f"minus_full_{truncated_length}_95"] = margin(row, truncated)["newcombe_95_points"]
-            target = f"beats_full_{truncated_length}_by_{TARGET_POINTS_OVER_TRUNCATED:g}_points"
-            targets[target] = points >= TARGET_POINTS_OVER_TRUNCATED
-            supported[target] = (entry[f"minus_full_{truncated_length}_95"][0]
-                                 >= TARGET_POINTS_OVER_TRUNCATED)
-        same = f"full-{length}"
-        if name in done and same in done:
-            points = round(100 * (row["accuracy"] - done[same]["accuracy"]), 2)
-            entry["minus_full_same_length_points"] = points
-            entry["minus_full_same_length_95"] = margin(row, done[same])["newcombe_95_points"]
+        entry, met, supported = {}, {}, {}
+        over = margins.get(f"{name} minus {truncated}")
+        if over:
+            target = f"beats_{truncated.replace('-', '_')}_by_{TARGET_POINTS_OVER_TRUNCATED:g}_points"
+            met[target] = over["mean"] >= TARGET_POINTS_OVER_TRUNCATED
+            supported[target] = over["newcombe_95_points"][0] >= TARGET_POINTS_OVER_TRUNCATED
+        same = margins.get(f"{name} minus full-{length[name]}")
+        if same:
             target = f"at_most_{TARGET_POINTS_BELOW_FULL:g}_point_below_full"
-            targets[target] = points >= -TARGET_POINTS_BELOW_FULL
-            supported[target] = entry["minus_full_same_length_95"][0] >= -TARGET_POINTS_BELOW_FULL
-        if same in timed:
-            ratio = timed[same]["step_seconds"]["median"] / row["step_seconds"]["median"]
-            entry["full_over_lsh_step_time"] = round(ratio, 2)
-            targets[f"step_{TARGET_STEP_SPEEDUP:g}x_faster"] = ratio >= TARGET_STEP_SPEEDUP
-        entry["targets"] = targets
-        # Met with the whole 95 % interval on the right side of the target.
-        entry["targets_supported_by_interval"] = supported
-        comparison["lsh"][name] = entry
-    return comparison
+            met[target] = same["mean"] >= -TARGET_POINTS_BELOW_FULL
+            supported[target] = same["newcombe_95_points"][0] >= -TARGET_POINTS_BELOW_FULL
+        full_steps = (summaries.get(f"full-{length[name]}") or {}).get("step_seconds_median")
+        own_steps = (summaries.get(name) or {}).get("step_seconds_median")
+        if full_steps and own_steps:
+            entry["full_over_lsh_step_time"] = round(full_steps / own_steps, 2)
+            met[f"step_{TARGET_STEP_SPEEDUP:g}x_faster"] = entry["full_over_lsh_step_time"] >= TARGET_STEP_SPEEDUP
+        entry.update(targets_met_on_the_mean=met, targets_supported_by_interval=supported)
+        lsh[name] = entry
+    return {"rows": done, "margins": margins, "lsh": lsh}
 
 
-def print_table(rows, names, comparison, truncated_length):
-    print(f"\n{'row':<12} {'accuracy [95 %]':>22} {'n':>4} {'macro-F1':>9} "
-          f"{'step s: median [min-max]':>26} {'train min':>10} {'epochs':>7}  status")
-    for name in names:
-        row = rows.get(name)
-        if row is None:
-            print(f"{name:<12} {'':>22} {'':>4} {'':>9} {'':>26} {'':>10} {'':>7}  not run")
-            continue
-        interval = comparison["accuracy_95"].get(name)
-        accuracy = (f"{100 * row['accuracy']:.1f}% [{100 * interval['wilson_95'][0]:.1f}-"
-                    f"{100 * interval['wilson_95'][1]:.1f}]" if interval else "")
-        n = interval["n"] if interval else ""
-        macro_f1 = f"{row['macro_f1']:.3f}" if "macro_f1" in row else ""
-        step = row.get("step_seconds")
-        step = f"{step['median']:.3f} [{step['min']:.3f}-{step['max']:.3f}]" if step else ""
-        minutes = f"{row['fine_tune_seconds'] / 60:.1f}" if "fine_tune_seconds" in row else ""
-        status = row.get("status", "")
-        if status == "over_time_budget":
-            status += f" (projected {row['projected_hours']} h)"
-        print(f"{name:<12} {accuracy:>22} {n:>4} {macro_f1:>9} {step:>26} {minutes:>10} "
-              f"{row.get('epochs_run', ''):>7}  {status}")
+def readme_summary(comparison):
+    """Sentences a README can carry: each row, each margin and each target
+    with what its 95 % interval supports."""
+    lines = []
+    for name, summary in comparison["rows"].items():
+        accuracy, (low, high) = summary["accuracy"], summary["wilson_95"]
+        spread = f" +- {100 * accuracy['sd']:.1f}" if accuracy["sd"] is not None else ""
+        line = (f"{name}: {100 * accuracy['mean']:.1f}{spread} % over {accuracy['seeds']} seed(s), "
+                f"n = {summary['n']} test passages, 95 % interval {100 * low:.1f}-{100 * high:.1f} %")
+        chosen = summary.get("chosen_on_the_carve_out")
+        if chosen:
+            line += "; the carve-out chose " + "; ".join(f"{k} ({v}x)" for k, v in chosen.items())
+        lines.append(line + ".")
+    for key, entry in comparison["margins"].items():
+        low, high = entry["newcombe_95_points"]
+        spread = f" +- {entry['sd']:.1f}" if entry["sd"] is not None else ""
+        a, b = key.split(" minus ")
+        if low > 0:
+            verdict = f"{a} is ahead (the whole interval is above 0)"
+        elif high < 0:
+            verdict = f"{b} is ahead (the whole interval is below 0)"
+        else:
+            verdict = "the interval holds 0: no difference is shown"
+        lines.append(f"{key}: {entry['mean']:+.1f}{spread} points over {entry['seeds']} seed(s), "
+                     f"95 % interval {low:+.1f} to {high:+.1f}: {verdict}.")
     for name, entry in comparison["lsh"].items():
-        parts = []
-        key = f"minus_full_{truncated_length}_points"
-        if key in entry:
-            low, high = entry[f"minus_full_{truncated_length}_95"]
-            parts.append(f"{entry[key]:+.1f} [{low:+.1f} to {high:+.1f}] points vs "
-                         f"full-{truncated_length} (target >= +{TARGET_POINTS_OVER_TRUNCATED:g})")
-        if "minus_full_same_length_points" in entry:
-            low, high = entry["minus_full_same_length_95"]
-            parts.append(f"{entry['minus_full_same_length_points']:+.1f} [{low:+.1f} to {high:+.1f}] "
-                         f"points vs full at its length (target >= -{TARGET_POINTS_BELOW_FULL:g})")
-        if "full_over_lsh_step_time" in entry:
-            parts.append(f"full's step time {entry['full_over_lsh_step_time']:.2f}x its own "
-                         f"(target >= {TARGET_STEP_SPEEDUP:g}x)")
-        met, supported = entry["targets"], entry["targets_supported_by_interval"]
-        summary = (f"; targets met {sum(met.values())}/{len(met)}, supported by the 95 % intervals "
-                   f"{sum(supported.values())}/{len(supported)}" if met else "")
-        print(f"{name}: " + ("; ".join(parts) or "no peer row recorded yet") + summary)
+        for target, met in entry["targets_met_on_the_mean"].items():
+            if target in entry["targets_supported_by_interval"]:
+                verdict = ("supported by the interval" if entry["targets_supported_by_interval"][target]
+                           else "not supported by the interval")
+            else:
+                verdict = "a ratio of medians, no interval"
+            lines.append(f"{name} {target.replace('_', ' ')}: {'met' if met else 'not met'} on the mean, "
+                         f"{verdict}.")
+    return lines
+
+
+def print_table(rows, names, comparison):
+    print(f"\n{'row':<12} {'accuracy % (mean +- sd)':>24} {'95 % at n':>12} {'n':>4} {'seeds':>5} "
+          f"{'step s':>8}  chosen on the carve-out")
+    for name in names:
+        summary = comparison["rows"].get(name)
+        if not summary:
+            print(f"{name:<12} {'':>24} {'':>12} {'':>4} {'':>5} {'':>8}  not run yet")
+            continue
+        accuracy, (low, high) = summary["accuracy"], summary["wilson_95"]
+        spread = f" +- {100 * accuracy['sd']:.1f}" if accuracy["sd"] is not None else ""
+        step = f"{summary['step_seconds_median']:.3f}" if "step_seconds_median" in summary else ""
+        chosen = "; ".join(f"{k} ({v}x)" for k, v in summary.get("chosen_on_the_carve_out", {}).items())
+        mean = f"{100 * accuracy['mean']:.1f}{spread}"
+        interval = f"{100 * low:.1f}-{100 * high:.1f}"
+        print(f"{name:<12} {mean:>24} {interval:>12} {summary['n']:>4} {accuracy['seeds']:>5} "
+              f"{step:>8}  {chosen}")
+    print()
+    for line in readme_summary(comparison)[len(comparison["rows"]):]:
+        print(line)
 
 
 def record(output, setting, task, rows, comparison, argv):
     from recording import write_result
 
     return write_result(output, {
+        "protocol": ("test chapters of split seed 0 (held out of pretraining) for every seed; "
+                     "each seed draws a chapter-disjoint carve-out of the other passages, on which "
+                     "every choice is made; only the chosen candidate is scored on test; "
+                     "mean +- sd over seeds, 95 % intervals of the test sample at n"),
         "setting": setting, "task": task.describe(), "rows": rows, "comparison": comparison,
+        "readme_summary": readme_summary(comparison),
         "targets": {
             "lsh_minus_full_truncated_points": TARGET_POINTS_OVER_TRUNCATED,
             "lsh_minus_full_same_length_points": -TARGET_POINTS_BELOW_FULL,
@@ -320,38 +428,27 @@ def record(output, setting, task, rows, comparison, argv):
     }, argv=[os.path.abspath(__file__), *argv])
 
 
-def recompute_intervals(output, truncated_length):
-    """Adds n and the 95 % intervals to the comparison recorded in `output`,
-    from its rows' accuracy and n; its command, date and machine stay those
-    of the runs, and the recomputation is noted beside them."""
-    from keras_albert.utils.atomic_file import write_file_atomically
-
-    recorded = json.loads(output.read_text())
-    recorded["comparison"] = compare(recorded["rows"], truncated_length)
-    recorded["intervals_recomputed"] = {
-        "date": now(),
-        "command": "python benchmarks/long_document_quality.py --recompute_intervals --output "
-                   + os.path.relpath(output.absolute(), pathlib.Path(__file__).resolve().parents[1]),
-        "from": "each row's recorded accuracy and test_passages; no model was trained",
-    }
-    write_file_atomically(output, json.dumps(recorded, indent=2) + "\n", name="--output")
-    print(f"wrote {output}", flush=True)
-    return recorded
-
-
 def now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def run_one(name, split, args, seed):
+    """One (row, seed) on a carved task; returns its row."""
+    from keras_albert.pipelines.long_documents import majority_long_document_row
+    from keras_albert.pipelines.long_documents import tune_long_document_row
+    from keras_albert.pipelines.long_documents import tuned_tfidf_long_document_row
+
+    if name == "majority":
+        return majority_long_document_row(split)
+    if name.startswith("tfidf"):
+        return tuned_tfidf_long_document_row(split, parse_row(name)[2])
+    return tune_long_document_row(split, candidates(name, args, seed))
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
     output = pathlib.Path(args.output)
-    if args.recompute_intervals:
-        recorded = recompute_intervals(output, args.truncated_length)
-        rows = recorded["rows"]
-        print_table(rows, list(rows), recorded["comparison"], args.truncated_length)
-        return rows, recorded["comparison"]
     names = row_names(args)
     setting = setting_of(args)
     rows = load_rows(output, setting, args.restart)
@@ -359,62 +456,66 @@ def main(argv=None):
     from keras_albert.utils.atomic_file import check_writable_directory
 
     check_writable_directory(output.parent, name="--output")
-    # Every model's settings checked before the first long step.
-    settings = {}
-    for name in names:
+    # Every candidate's settings checked before the first long step.
+    for name in names[1:]:
         if not name.startswith("tfidf"):
             try:
-                settings[name] = model_settings(name, args)
+                candidates(name, args, args.seeds[0])
             except ValueError as error:
                 raise SystemExit(f"row {name}: {error}") from None
 
     import keras
 
+    from keras_albert.pipelines.long_documents import carve_out_task
     from keras_albert.pipelines.long_documents import long_document_task
-    from keras_albert.pipelines.long_documents import run_long_document_row
-    from keras_albert.pipelines.long_documents import tfidf_long_document_row
 
-    task = long_document_task(args.preset, args.document_length, seed=args.seed,
+    task = long_document_task(args.preset, args.document_length, seed=setting["split_seed"],
                               train_shifts=args.train_shifts,
                               max_passages_per_class=args.max_passages_per_class or None,
                               names_masked=not args.keep_names)
     print(f"task: {json.dumps(task.counts())}", flush=True)
+    splits = {}
     command = " ".join(["python", "benchmarks/long_document_quality.py", *argv])
     for name in names:
-        previous = rows.get(name, {})
-        if previous.get("status") == "over_time_budget" and (
-                not args.max_hours_per_row or args.max_hours_per_row > previous["max_hours"]):
-            print(f"{name}: over {previous['max_hours']} h before; the budget is larger now, "
-                  "running it", flush=True)
-            previous = {}
-        if previous.get("status") in ("done", "over_time_budget"):
-            print(f"{name}: recorded {previous.get('finished', '')}, kept", flush=True)
-            continue
-        attempts = previous.get("attempts", 0)
-        if attempts >= args.max_attempts:
-            print(f"{name}: started {attempts} times and never finished (killed? out of memory?); "
-                  "left out (raise --max_attempts to try again)", flush=True)
-            continue
-        if attempts:
-            print(f"{name}: an earlier run started it and did not finish; retrying", flush=True)
-        rows[name] = {"status": "started", "attempts": attempts + 1, "started": now(), "command": command}
-        record(output, setting, task, rows, compare(rows, args.truncated_length), argv)
-        print(f"\n== {name} ==", flush=True)
-        if name.startswith("tfidf"):
-            row = tfidf_long_document_row(task, parse_row(name)[2])
-        else:
-            row = run_long_document_row(task, settings[name])
+        entry = rows.setdefault(name, {"runs": {}})
+        for seed in args.seeds:
+            key = str(seed)
+            previous = entry["runs"].get(key, {})
+            if previous.get("status") == "over_time_budget" and (
+                    not args.max_hours_per_row or args.max_hours_per_row > previous["max_hours"]):
+                print(f"{name}, seed {seed}: over {previous['max_hours']} h before; the budget is "
+                      "larger now, running it", flush=True)
+                previous = {}
+            if previous.get("status") in ("done", "over_time_budget"):
+                print(f"{name}, seed {seed}: recorded {previous.get('finished', '')}, kept", flush=True)
+                continue
+            attempts = previous.get("attempts", 0)
+            if attempts >= args.max_attempts:
+                print(f"{name}, seed {seed}: started {attempts} times and never finished (killed? out "
+                      "of memory?); left out (raise --max_attempts to try again)", flush=True)
+                continue
+            if attempts:
+                print(f"{name}, seed {seed}: an earlier run started it and did not finish; retrying",
+                      flush=True)
+            entry["runs"][key] = {"status": "started", "attempts": attempts + 1, "started": now(),
+                                  "command": command}
+            record(output, setting, task, rows, compare(rows, args.truncated_length), argv)
+            if seed not in splits:
+                splits[seed] = carve_out_task(task, seed)
+                print(f"seed {seed}: carve-out {json.dumps(splits[seed].counts()['validation'])}", flush=True)
+            print(f"\n== {name}, seed {seed} ==", flush=True)
+            row = run_one(name, splits[seed], args, seed)
             keras.backend.clear_session()
             gc.collect()
-        # Other jobs on the machine move step times: keep the load beside them.
-        row.update(attempts=attempts + 1, started=rows[name]["started"], finished=now(), command=command,
-                   load_average_1_5_15_min=[round(value, 2) for value in os.getloadavg()])
-        rows[name] = row
-        comparison = compare(rows, args.truncated_length)
-        record(output, setting, task, rows, comparison, argv)
-        print(json.dumps(row), flush=True)
+            # Other jobs on the machine move step times: keep the load beside them.
+            row.update(seed=seed, attempts=attempts + 1, started=entry["runs"][key]["started"],
+                       finished=now(), command=command,
+                       load_average_1_5_15_min=[round(value, 2) for value in os.getloadavg()])
+            entry["runs"][key] = row
+            record(output, setting, task, rows, compare(rows, args.truncated_length), argv)
+            print(json.dumps({k: v for k, v in row.items() if k != "candidates"}), flush=True)
     comparison = compare(rows, args.truncated_length)
-    print_table(rows, names + sorted(set(rows) - set(names)), comparison, args.truncated_length)
+    print_table(rows, names + sorted(set(rows) - set(names)), comparison)
     return rows, comparison
 
 

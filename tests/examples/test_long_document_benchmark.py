@@ -1,4 +1,6 @@
-"""benchmarks/long_document_quality.py: flags, a tiny run of every row kind, resuming."""
+"""benchmarks/long_document_quality.py: flags, the protocol (choices on a seeded
+chapter carve-out, the held-out test split read last, mean +- sd over seeds,
+n and 95 % intervals), a tiny run of every row kind, resuming."""
 
 import importlib.util
 import json
@@ -13,7 +15,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "long_document_quality.py"
 TINY = ["--document_length", "64", "--max_passages_per_class", "3", "--epochs", "1",
-        "--batch_size", "4", "--truncated_length", "32", "--lsh_chunk_length", "16"]
+        "--batch_size", "4", "--truncated_length", "32", "--lsh_chunk_length", "16",
+        "--learning_rates", "1e-3", "--poolings", "mean"]
 
 
 def run(*flags, timeout=120):
@@ -36,9 +39,10 @@ def test_help_lists_the_flags_without_tensorflow():
     result = run("--help")
     assert result.returncode == 0, result.stderr
     for flag in ("--rows", "--document_length", "--truncated_length", "--max_hours_per_row",
-                 "--restart", "--keep_names", "--output"):
+                 "--restart", "--keep_names", "--output", "--seeds", "--learning_rates", "--poolings",
+                 "--warm_starts"):
         assert flag in result.stdout
-    assert "python benchmarks/long_document_quality.py --rows full-512 lsh1-2048" in result.stdout
+    assert "python benchmarks/long_document_quality.py --rows full-512 lsh1-2048 --seeds 0" in result.stdout
     assert time.perf_counter() - started < 10
 
 
@@ -48,6 +52,11 @@ def test_help_lists_the_flags_without_tensorflow():
     (("--rows", "full-4096"), "row full-4096: the length must be in [8, --document_length 2048]"),
     (("--epochs", "0"), "--epochs must be >= 1"),
     (("--max_hours_per_row", "-1"), "--max_hours_per_row must be >= 0"),
+    (("--seeds", "0", "0"), "--seeds must be distinct integers >= 0"),
+    (("--seeds", "-1"), "--seeds must be distinct integers >= 0"),
+    (("--learning_rates", "0"), "--learning_rates must be > 0"),
+    (("--poolings", "mean", "mean"), "--poolings must not repeat a value"),
+    (("--warm_starts", "maybe"), "invalid choice"),
 ])
 def test_bad_flags_exit_2_naming_the_flag(flags, message, capsys, benchmark):
     with pytest.raises(SystemExit) as raised:
@@ -58,114 +67,157 @@ def test_bad_flags_exit_2_naming_the_flag(flags, message, capsys, benchmark):
 
 def test_rows_are_ordered_baselines_first(benchmark):
     args = benchmark.parse_args(["--rows", "lsh4-2048", "full-512", "tfidf-512", "full-2048"])
-    assert benchmark.row_names(args) == ["tfidf-512", "tfidf-2048", "lsh4-2048", "full-512", "full-2048"]
+    assert benchmark.row_names(args) == ["majority", "tfidf-512", "tfidf-2048", "lsh4-2048", "full-512",
+                                         "full-2048"]
 
 
-def test_comparison_holds_the_targets(benchmark):
-    def row(model, length, accuracy, step):
-        return {"model": model, "sequence_length": length, "accuracy": accuracy, "status": "done",
-                "step_seconds": {"median": step}, "test_passages": 100}
+def test_the_grid_is_every_candidate_of_the_flags_for_the_seed(benchmark):
+    args = benchmark.parse_args(["--learning_rates", "2e-4", "1e-3", "--rows", "lsh4-2048"])
+    grid = benchmark.candidates("lsh4-2048", args, seed=2)
+    assert len(grid) == 2 * 2 * 2 and {c.name for c in grid} == {"lsh4-2048"}
+    assert {(c.recipe.learning_rate, c.pooling, c.recipe.head_warm_start) for c in grid} == {
+        (rate, pooling, warm) for rate in (2e-4, 1e-3) for pooling in ("mean", "cls") for warm in (True, False)}
+    assert {c.seed for c in grid} == {2}
 
-    rows = {"full-512": row("full", 512, 0.60, 1.0), "full-2048": row("full", 2048, 0.71, 6.0),
-            "lsh1-2048": row("lsh", 2048, 0.70, 1.0), "lsh4-2048": row("lsh", 2048, 0.64, 2.0),
-            "tfidf-512": row("tfidf", 512, 0.59, None)}
+
+def test_the_test_split_is_the_one_kept_out_of_pretraining(benchmark):
+    from keras_albert.datasets.heldout import LONG_DOCUMENT_SEED
+
+    setting = benchmark.setting_of(benchmark.parse_args(["--seeds", "4", "5"]))
+    assert setting["split_seed"] == LONG_DOCUMENT_SEED and "seeds" not in setting
+
+
+def _rows(accuracies, n=100, steps=None):
+    """{name: {"runs": {seed: run}}} from {name: [accuracy of each seed]}."""
+    rows = {}
+    for name, values in accuracies.items():
+        runs = {}
+        for seed, accuracy in enumerate(values):
+            run = {"status": "done", "accuracy": accuracy, "macro_f1": accuracy, "test_passages": n}
+            if steps and name in steps:
+                run["step_seconds"] = {"median": steps[name][seed]}
+            runs[str(seed)] = run
+        rows[name] = {"runs": runs}
+    return rows
+
+
+def test_rows_are_reported_as_mean_sd_with_n_and_the_interval(benchmark):
+    rows = _rows({"majority": [0.2, 0.2, 0.2], "full-512": [0.58, 0.60, 0.62], "tfidf-512": [0.59, 0.59, 0.59]})
+    rows["full-512"]["runs"]["3"] = {"status": "started"}
+    summary = benchmark.compare(rows, truncated_length=512)["rows"]["full-512"]
+    assert summary["accuracy"] == {"mean": 0.6, "sd": 0.02, "seeds": 3} and summary["n"] == 100
+    assert summary["wilson_95"] == [0.502, 0.6906] and summary["seeds"] == ["0", "1", "2"]
+    # One seed has no sd; different test sets cannot be averaged.
+    assert benchmark.summarize(_rows({"full-512": [0.5]})["full-512"])["accuracy"]["sd"] is None
+    uneven = _rows({"full-512": [0.5, 0.5]})["full-512"]
+    uneven["runs"]["1"]["test_passages"] = 50
+    with pytest.raises(ValueError, match="different test sets"):
+        benchmark.summarize(uneven)
+
+
+def test_margins_are_per_seed_differences_and_targets_need_the_interval(benchmark):
+    rows = _rows({"full-512": [0.58, 0.60, 0.62], "full-2048": [0.70, 0.71, 0.72],
+                  "lsh1-2048": [0.69, 0.70, 0.71], "tfidf-2048": [0.80, 0.80, 0.80]},
+                 n=300, steps={"full-2048": [6.0, 6.5, 7.0], "lsh1-2048": [1.0, 1.2, 1.1]})
     comparison = benchmark.compare(rows, truncated_length=512)
-    assert comparison["full_accuracy_by_length"] == {"512": 0.60, "2048": 0.71}
-    one, four = comparison["lsh"]["lsh1-2048"], comparison["lsh"]["lsh4-2048"]
-    assert one["minus_full_512_points"] == 10.0 and one["minus_full_same_length_points"] == -1.0
-    assert one["full_over_lsh_step_time"] == 6.0
-    assert all(one["targets"].values())
-    assert four["targets"] == {"beats_full_512_by_5_points": False, "at_most_1_point_below_full": False,
-                               "step_5x_faster": False}
-    # 100 test passages cannot show a 1-point gap or a 4-point margin.
-    assert one["minus_full_same_length_95"][0] < -1 < one["minus_full_same_length_95"][1]
-    assert one["targets_supported_by_interval"] == {
+    over = comparison["margins"]["lsh1-2048 minus full-512"]
+    assert over["mean"] == 10.0 and over["sd"] == 1.0 and over["seeds"] == 3 and over["n"] == 300
+    low, high = over["newcombe_95_points"]
+    assert 0 < low < 5 < 10 < high
+    same = comparison["margins"]["lsh1-2048 minus full-2048"]
+    assert same["mean"] == -1.0 and same["newcombe_95_points"][0] < -1
+    entry = comparison["lsh"]["lsh1-2048"]
+    assert entry["targets_met_on_the_mean"] == {
+        "beats_full_512_by_5_points": True, "at_most_1_point_below_full": True, "step_5x_faster": True}
+    # 300 test passages show a 10-point margin above 0, not above 5, nor a 1-point gap.
+    assert entry["targets_supported_by_interval"] == {
         "beats_full_512_by_5_points": False, "at_most_1_point_below_full": False}
-    assert comparison["accuracy_95"]["full-512"] == {
-        "n": 100, "correct": 60, "accuracy": 0.60, "wilson_95": [0.5020, 0.6906]}
-    assert comparison["margins_95"]["tfidf-512 minus full-512"]["points"] == -1.0
-    # Full attention over its time budget still gives its step time.
-    rows["full-2048"]["status"] = "over_time_budget"
-    entry = benchmark.compare(rows, truncated_length=512)["lsh"]["lsh1-2048"]
-    assert "minus_full_same_length_points" not in entry and entry["full_over_lsh_step_time"] == 6.0
-
-
-def test_recompute_intervals_adds_them_from_the_recorded_rows(tmp_path, benchmark):
-    rows = {
-        "full-512": {"model": "full", "sequence_length": 512, "accuracy": 9 / 26, "status": "done",
-                     "test_passages": 26},
-        "lsh1-8192": {"model": "lsh", "sequence_length": 8192, "accuracy": 21 / 26, "status": "done",
-                      "test_passages": 26, "step_seconds": {"median": 1.0, "min": 1.0, "max": 1.0}},
-    }
-    output = tmp_path / "long.json"
-    output.write_text(json.dumps({"command": "python benchmarks/long_document_quality.py",
-                                  "date": "2026-11-25T00:00:00+00:00", "rows": rows}))
-    assert run("--recompute_intervals", "--output", str(output)).returncode == 0
-    recorded = json.loads(output.read_text())
-    assert recorded["date"] == "2026-11-25T00:00:00+00:00" and recorded["rows"] == rows
-    assert recorded["intervals_recomputed"]["from"].endswith("no model was trained")
-    assert recorded["comparison"]["accuracy_95"]["lsh1-8192"]["correct"] == 21
-    low, high = recorded["comparison"]["lsh"]["lsh1-8192"]["minus_full_512_95"]
-    assert 0 < low < 46.15 < high
+    assert entry["full_over_lsh_step_time"] == round(6.5 / 1.1, 2)
+    summary = benchmark.readme_summary(comparison)
+    assert any(line.startswith("lsh1-2048: 70.0 +- 1.0 % over 3 seed(s), n = 300 test passages, 95 % interval")
+               for line in summary)
+    assert any(line.startswith("lsh1-2048 minus full-512: +10.0 +- 1.0 points") and "lsh1-2048 is ahead" in line
+               for line in summary)
+    tfidf_line = next(line for line in summary if line.startswith("tfidf-2048 minus lsh1-2048"))
+    assert tfidf_line.endswith("tfidf-2048 is ahead (the whole interval is above 0).")
+    assert any(line.startswith("lsh1-2048 minus full-2048") and "no difference is shown" in line
+               for line in summary)
+    assert "lsh1-2048 beats full 512 by 5 points: met on the mean, not supported by the interval." in summary
+    # Seeds pair up: a seed only one side finished is left out of the margin.
+    rows["full-512"]["runs"]["2"]["status"] = "started"
+    assert benchmark.compare(rows, 512)["margins"]["lsh1-2048 minus full-512"]["seeds"] == 2
 
 
 def test_a_file_of_another_setting_is_refused_unless_restarted(tmp_path, benchmark):
     setting = benchmark.setting_of(benchmark.parse_args([]))
     output = tmp_path / "long.json"
     assert benchmark.load_rows(output, setting, restart=False) == {}
-    output.write_text(json.dumps({"setting": setting, "rows": {"full-128": {"status": "done"}}}))
-    assert benchmark.load_rows(output, setting, restart=False) == {"full-128": {"status": "done"}}
+    recorded = {"full-128": {"runs": {"0": {"status": "done"}}}}
+    output.write_text(json.dumps({"setting": setting, "rows": recorded}))
+    assert benchmark.load_rows(output, setting, restart=False) == recorded
     assert benchmark.load_rows(output, setting, restart=True) == {}
-    other = benchmark.setting_of(benchmark.parse_args(["--batch_size", "4", "--keep_names"]))
-    with pytest.raises(SystemExit, match="differs in: names_masked, recipe"):
+    # More seeds extend the file; another grid does not.
+    assert benchmark.setting_of(benchmark.parse_args(["--seeds", "7"])) == setting
+    other = benchmark.setting_of(benchmark.parse_args(["--batch_size", "4", "--keep_names", "--poolings", "mean"]))
+    with pytest.raises(SystemExit, match="differs in: chosen_on_the_carve_out, names_masked, recipe"):
         benchmark.load_rows(output, other, restart=False)
 
 
 @pytest.mark.large
-def test_recorded_rows_are_kept_unfinished_ones_retried(tmp_path, capsys, benchmark):
+def test_recorded_runs_are_kept_unfinished_ones_retried_more_seeds_added(tmp_path, capsys, benchmark):
     output = tmp_path / "long.json"
-    argv = [*TINY, "--rows", "tfidf-32", "tfidf-64", "--output", str(output)]
+    argv = [*TINY, "--rows", "tfidf-32", "tfidf-64", "--seeds", "0", "--output", str(output)]
     benchmark.main(argv)
     first = json.loads(output.read_text())
-    assert first["rows"]["tfidf-32"]["status"] == "done" and first["task"]["names_masked"] is True
+    assert set(first["rows"]) == {"majority", "tfidf-32", "tfidf-64"}
+    run = first["rows"]["tfidf-32"]["runs"]["0"]
+    assert run["status"] == "done" and run["carve_out_passages"] == 12 and run["test_passages"] == 18
+    assert first["task"]["names_masked"] is True and first["task"]["seed"] == 0
     assert first["setting"]["document_length"] == 64
     benchmark.main(argv)
-    assert "tfidf-32: recorded" in capsys.readouterr().out
+    assert "tfidf-32, seed 0: recorded" in capsys.readouterr().out
     assert json.loads(output.read_text())["rows"] == first["rows"]
-    # A row whose run was killed is retried, up to --max_attempts runs in all.
-    first["rows"]["tfidf-64"] = {"status": "started", "attempts": 1}
+    # A run that was killed is retried, up to --max_attempts runs in all.
+    first["rows"]["tfidf-64"]["runs"]["0"] = {"status": "started", "attempts": 1}
     output.write_text(json.dumps(first))
     benchmark.main(argv)
-    retried = json.loads(output.read_text())["rows"]["tfidf-64"]
+    retried = json.loads(output.read_text())["rows"]["tfidf-64"]["runs"]["0"]
     assert retried["status"] == "done" and retried["attempts"] == 2
-    first["rows"]["tfidf-64"] = {"status": "started", "attempts": 2}
+    first["rows"]["tfidf-64"]["runs"]["0"] = {"status": "started", "attempts": 2}
     output.write_text(json.dumps(first))
     benchmark.main(argv)
-    assert "tfidf-64: started 2 times and never finished" in capsys.readouterr().out
-    with pytest.raises(SystemExit, match="differs in: seed"):
-        benchmark.main([*argv, "--seed", "1"])
-    benchmark.main([*argv, "--seed", "1", "--restart"])
-    assert json.loads(output.read_text())["setting"]["seed"] == 1
+    assert "tfidf-64, seed 0: started 2 times and never finished" in capsys.readouterr().out
+    # Another seed is added beside the recorded one, on the same test passages.
+    benchmark.main([*argv, "--seeds", "0", "1"])
+    recorded = json.loads(output.read_text())
+    assert set(recorded["rows"]["tfidf-32"]["runs"]) == {"0", "1"}
+    assert recorded["rows"]["tfidf-32"]["runs"]["0"] == first["rows"]["tfidf-32"]["runs"]["0"]
+    assert recorded["comparison"]["rows"]["tfidf-32"]["accuracy"]["seeds"] == 2
+    assert recorded["readme_summary"][0].startswith("majority: ")
 
 
 @pytest.mark.large
-def test_a_tiny_run_records_every_row_and_the_ratios(tmp_path, benchmark):
+def test_a_tiny_run_chooses_on_the_carve_out_and_records_every_row(tmp_path, benchmark):
     output = tmp_path / "long.json"
-    benchmark.main([*TINY, "--rows", "full-32", "full-64", "lsh1-64", "lsh4-64", "--output", str(output)])
+    benchmark.main([*TINY, "--rows", "full-32", "lsh1-64", "--seeds", "0", "1", "--warm_starts", "on", "off",
+                    "--output", str(output)])
     results = json.loads(output.read_text())
     rows = results["rows"]
-    assert set(rows) == {"tfidf-32", "tfidf-64", "full-32", "full-64", "lsh1-64", "lsh4-64"}
-    for row in rows.values():
-        assert row["status"] == "done" and 0 <= row["accuracy"] <= 1 and 0 <= row["macro_f1"] <= 1
-        assert row["test_passages"] == 18
+    assert set(rows) == {"majority", "tfidf-32", "tfidf-64", "full-32", "lsh1-64"}
+    carved = {}
+    for name, entry in rows.items():
+        for seed, run in entry["runs"].items():
+            assert run["status"] == "done" and 0 <= run["accuracy"] <= 1 and run["test_passages"] == 18
+            if name in ("full-32", "lsh1-64"):
+                # Two candidates fitted, only the carve-out's pick scored on test.
+                assert [c["head_warm_start"] for c in run["candidates"]] == [True, False]
+                assert all("accuracy" not in c for c in run["candidates"])
+                best = max(c["carve_out_accuracy"] for c in run["candidates"])
+                assert run["candidates"][run["chosen_candidate"]]["carve_out_accuracy"] == best
+                carved.setdefault(seed, run["train_passages"])
     assert results["command"].startswith("python benchmarks/long_document_quality.py --document_length 64")
     assert results["machine"]["cpu_cores"] >= 1
-    for name in ("lsh1-64", "lsh4-64"):
-        entry = results["comparison"]["lsh"][name]
-        assert entry["minus_full_32_points"] == pytest.approx(
-            100 * (rows[name]["accuracy"] - rows["full-32"]["accuracy"]), abs=0.01)
-        assert entry["minus_full_same_length_points"] == pytest.approx(
-            100 * (rows[name]["accuracy"] - rows["full-64"]["accuracy"]), abs=0.01)
-        assert entry["full_over_lsh_step_time"] == pytest.approx(
-            rows["full-64"]["step_seconds"]["median"] / rows[name]["step_seconds"]["median"], abs=0.01)
-    assert set(results["comparison"]["full_accuracy_by_length"]) == {"32", "64"}
+    entry = results["comparison"]["lsh"]["lsh1-64"]
+    assert "beats_full_32_by_5_points" in entry["targets_supported_by_interval"]
+    assert results["comparison"]["rows"]["full-32"]["n"] == 18
+    assert any(line.startswith("lsh1-64 minus full-32") for line in results["readme_summary"])

@@ -1,22 +1,159 @@
-"""One long-document row: settings checked, the model built, fine-tuned, scored, timed."""
+"""One long-document row: settings checked, the model built, fine-tuned, scored, timed;
+the protocol's carve-out drawn by chapter and the test split read only after choosing."""
 
 import numpy as np
 import pytest
 
+from keras_albert import datasets
+from keras_albert.datasets.heldout import LONG_DOCUMENT_SEED
 from keras_albert.pipelines import ClassifierRecipe
+from keras_albert.pipelines import long_documents
 from keras_albert.pipelines.long_documents import PROBE_STEPS
 from keras_albert.pipelines.long_documents import LongDocumentSettings
+from keras_albert.pipelines.long_documents import carve_out_task
+from keras_albert.pipelines.long_documents import fit_long_document_candidate
 from keras_albert.pipelines.long_documents import long_document_classifier
 from keras_albert.pipelines.long_documents import long_document_recipe
 from keras_albert.pipelines.long_documents import long_document_task
 from keras_albert.pipelines.long_documents import run_long_document_row
 from keras_albert.pipelines.long_documents import tfidf_long_document_row
+from keras_albert.pipelines.long_documents import tune_long_document_row
+from keras_albert.pipelines.long_documents import tuned_tfidf_long_document_row
 
 
 @pytest.fixture(scope="module")
 def tiny_task():
     # Passages of 62 pieces, 3 per novel and split: 18 to train on.
     return long_document_task("albert_tiny_en", 64, max_passages_per_class=3)
+
+
+@pytest.fixture(scope="module")
+def task_512():
+    # Every passage of 510 pieces: about 1,300 outside the test chapters.
+    return long_document_task("albert_tiny_en", 512)
+
+
+def _chapters(passages):
+    return {chapter for passage in passages for chapter in passage.chapters}
+
+
+def test_the_carve_out_shares_no_chapter_with_training_and_test_stays(task_512):
+    pool = len(task_512.passages["train"]) + len(task_512.passages["validation"])
+    carved = {seed: carve_out_task(task_512, seed) for seed in (0, 1, 2)}
+    for seed, split in carved.items():
+        fit, held = split.passages["train"], split.passages["validation"]
+        assert not _chapters(fit) & _chapters(held)
+        assert split.passages["test"] == task_512.passages["test"]
+        # A fifth of each novel; a few passages at the run's ends dropped.
+        counts = split.counts()
+        for novel in task_512.novels:
+            novel_pool = sum(task_512.counts()[part][novel] for part in ("train", "validation"))
+            assert counts["validation"][novel] == -(-novel_pool // 5)
+            assert counts["train"][novel] > 0
+        assert 0.9 * pool < len(fit) + len(held) <= pool
+        # Seeded: the same seed carves the same passages.
+        again = carve_out_task(task_512, seed).passages["validation"]
+        assert [p.chapters for p in again] == [p.chapters for p in held]
+    # Each seed carves other chapters.
+    held = [_chapters(split.passages["validation"]) for split in carved.values()]
+    assert held[0] != held[1] and held[1] != held[2] and held[0] != held[2]
+
+
+def test_every_seed_is_tested_on_the_chapters_kept_out_of_pretraining(task_512):
+    held_out = datasets.split_chapters(seed=LONG_DOCUMENT_SEED)["test"]
+    expected = {(novel, index) for novel, indices in held_out.items() for index in indices}
+    for seed in (0, 1, 2):
+        tested = _chapters(carve_out_task(task_512, seed).passages["test"])
+        # Passages cover the test chapters (a chapter shorter than a
+        # passage's remainder may be read only inside a neighbour's).
+        assert tested <= expected and len(tested) > 0.9 * len(expected)
+    assert task_512.seed == LONG_DOCUMENT_SEED
+
+
+@pytest.mark.parametrize("arguments, message", [
+    ({"seed": -1}, "seed"), ({"seed": 1.0}, "seed"), ({"fraction": 0.5}, "fraction"), ({"fraction": 0}, "fraction"),
+])
+def test_bad_carve_out_arguments_are_named(tiny_task, arguments, message):
+    with pytest.raises(ValueError, match=message):
+        carve_out_task(tiny_task, **{"seed": 0, **arguments})
+
+
+class _TestSplitWatch:
+    """A task whose test split logs every read (or refuses it)."""
+
+    def __init__(self, task, log, refuse=False):
+        self.task, self.log, self.refuse = task, log, refuse
+        self.num_classes = task.num_classes
+
+    def texts(self, split, max_pieces=None):
+        self._read(split)
+        return self.task.texts(split, max_pieces)
+
+    def labels(self, split):
+        self._read(split)
+        return self.task.labels(split)
+
+    def _read(self, split):
+        if split == "test":
+            if self.refuse:
+                raise AssertionError("the test split was read while choosing")
+            self.log.append("test read")
+
+
+def test_tuning_reads_the_test_split_once_after_every_candidate(tiny_task, monkeypatch):
+    log = []
+    carve_out_accuracy = {1e-3: 0.3, 2e-4: 0.5, 5e-4: 0.5}
+
+    def fit(task, settings, verbose):
+        task.texts("train", 8), task.texts("validation", 8)
+        log.append(f"fit {settings.recipe.learning_rate:g}")
+        return f"model {settings.recipe.learning_rate:g}", {
+            "carve_out_accuracy": carve_out_accuracy[settings.recipe.learning_rate]}
+
+    def score(classifier, task, settings):
+        task.labels("test")
+        log.append(f"scored {classifier}")
+        return {"accuracy": 0.25, "test_passages": 18}
+
+    monkeypatch.setattr(long_documents, "fit_long_document_candidate", fit)
+    monkeypatch.setattr(long_documents, "score_long_document_candidate", score)
+    grid = [LongDocumentSettings(sequence_length=64, recipe=long_document_recipe(learning_rate=rate))
+            for rate in carve_out_accuracy]
+    row = tune_long_document_row(_TestSplitWatch(tiny_task, log), grid)
+    # The first of the two best on the carve-out; the test split read once, last.
+    assert log == ["fit 0.001", "fit 0.0002", "fit 0.0005", "test read", "scored model 0.0002"]
+    assert row["chosen_candidate"] == 1 and row["status"] == "done" and row["accuracy"] == 0.25
+    assert [c["carve_out_accuracy"] for c in row["candidates"]] == [0.3, 0.5, 0.5]
+    assert all("accuracy" not in c for c in row["candidates"])
+    with pytest.raises(ValueError, match="one row"):
+        tune_long_document_row(tiny_task, [grid[0], LongDocumentSettings(sequence_length=32)])
+
+
+def test_tfidf_is_tuned_on_the_carve_out_without_the_test_split(tiny_task, monkeypatch):
+    split = carve_out_task(tiny_task, 0)
+    test_texts = split.texts("test", 30)
+    calls = []
+    real = long_documents.tfidf_baseline
+
+    def spy(train_texts, train_labels, eval_texts, eval_labels=None, C=1.0, ngram_range=(1, 2)):
+        calls.append((list(eval_texts) == test_texts, C, tuple(ngram_range), len(train_texts)))
+        return real(train_texts, train_labels, eval_texts, eval_labels, C=C, ngram_range=ngram_range)
+
+    monkeypatch.setattr(long_documents, "tfidf_baseline", spy)
+    row = tuned_tfidf_long_document_row(split, 32)
+    grid = len(long_documents.TFIDF_C) * len(long_documents.TFIDF_NGRAM_RANGES)
+    assert [on_test for on_test, *_ in calls] == [False] * grid + [True]
+    # Refitted on training and carve-out passages with the carve-out's pick.
+    assert calls[-1][1:] == (row["C"], tuple(row["ngram_range"]), row["train_passages"])
+    assert row["train_passages"] == len(split.labels("train")) + len(split.labels("validation"))
+    assert row["carve_out_passages"] == len(split.labels("validation")) and row["test_passages"] == 18
+
+
+def test_majority_row_predicts_the_training_majority_on_the_test_labels(tiny_task):
+    row = long_documents.majority_long_document_row(carve_out_task(tiny_task, 0))
+    assert row["name"] == "majority" and row["test_passages"] == 18
+    # 3 test passages of each of 6 novels.
+    assert row["accuracy"] == pytest.approx(3 / 18)
 
 
 def test_settings_name_their_row_and_pick_buckets():
@@ -91,6 +228,17 @@ def test_rows_run_end_to_end_on_a_tiny_setting(tiny_task):
         assert len(row["validation_accuracy"]) == row["epochs_run"] <= 2
     assert full["name"] == "full-64" and "lsh" not in full
     assert lsh["name"] == "lsh2-160" and lsh["lsh"]["num_buckets"] == 20
+
+
+@pytest.mark.large
+def test_a_candidate_is_fitted_without_reading_the_test_split(tiny_task):
+    settings = LongDocumentSettings(sequence_length=32, recipe=long_document_recipe(epochs=1, batch_size=6))
+    classifier, row = fit_long_document_candidate(
+        _TestSplitWatch(carve_out_task(tiny_task, 1), [], refuse=True), settings, verbose=0)
+    assert row["status"] == "fitted" and "accuracy" not in row and "test_passages" not in row
+    # The warm start's probe is epoch 0: the carve-out accuracy of what is kept.
+    assert row["carve_out_accuracy"] == max(row["validation_accuracy"] + [row["head_warm_start_val_accuracy"]])
+    assert row["carve_out_passages"] == 12 and classifier is not None
 
 
 @pytest.mark.large
