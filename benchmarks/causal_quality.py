@@ -49,6 +49,7 @@ machine, threads and versions. Needs no TensorFlow with KERAS_BACKEND=jax.
 
 import argparse
 import hashlib
+import json
 import math
 import pathlib
 import re
@@ -59,6 +60,7 @@ from recording import write_result
 
 MODELS = ("albert", "kneser_ney", "gpt2")
 PRECISIONS = ("float32", "mixed_bfloat16", "mixed_float16")
+TRAINING_RECORD = "causal_quality_training.json"
 WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
 
 
@@ -78,7 +80,7 @@ def parse_args(argv=None):
     parser.add_argument("--kn_train_tokens", type=int, default=2_000_000,
                         help="training tokens the n-gram model counts (0: all of them)")
     parser.add_argument("--kn_carve_out_tokens", type=int, default=20_000)
-    parser.add_argument("--kn_discounts", default="0.1,0.25,0.5,0.75,0.9")
+    parser.add_argument("--kn_discounts", default="0.1,0.25,0.5,0.75,0.9,1.0")
     parser.add_argument("--cloze_text", default=None,
                         help="a text file of paragraphs, one a line; default: the bundled Persuasion")
     parser.add_argument("--cloze_min_context_words", type=int, default=20)
@@ -152,8 +154,6 @@ class Vocabulary:
     (no keras tokenizer: that would need TensorFlow's text ops here)."""
 
     def __init__(self, preset_dir):
-        import json
-
         import sentencepiece
 
         path = preset_dir / "assets" / "tokenizer" / "vocabulary.spm"
@@ -466,16 +466,23 @@ def train_gpt2(args, shape, windows):
     released = keras_hub.models.GPT2CausalLM(
         keras_hub.models.GPT2Backbone(**shape, dtype="float32"), preprocessor=None)
     released.set_weights(causal_lm.get_weights())
-    with atomic_directory(pathlib.Path(args.gpt2_output)) as staging:
-        released.save_to_preset(str(staging))
     trained_steps = budget.steps if budget.stopped_early else steps
-    return released, {
+    record = {
         "steps": trained_steps, "planned_steps": steps, "tokens_per_step": tokens_per_step,
         "tokens": trained_steps * tokens_per_step, "requested_tokens": args.train_gpt2_tokens,
         "stopped_by_time_budget": budget.stopped_early, "seconds": round(seconds, 1),
         "final_training_loss": float(history.history["loss"][-1]),
-        "precision": args.precision, "preset": args.gpt2_output,
+        "train_corpus": args.train_corpus, "window_length": args.window_length,
+        "batch_size": args.train_batch_size, "learning_rate": args.learning_rate, "seed": args.seed,
+        "optimizer": "AdamW, weight decay 0.01, global clipnorm 1.0, linear warmup min(3125, steps / 10) "
+                     "then linear decay to 0",
+        "precision": args.precision, "backend": keras.config.backend(),
     }
+    with atomic_directory(pathlib.Path(args.gpt2_output)) as staging:
+        released.save_to_preset(str(staging))
+        # Travels with the preset, so a later run that reads it records how it was trained.
+        (pathlib.Path(staging) / TRAINING_RECORD).write_text(json.dumps(record, indent=2) + "\n")
+    return released, {**record, "preset": args.gpt2_output}
 
 
 def fit_kneser_ney(args, vocabulary, documents):
@@ -584,6 +591,9 @@ def run(args):
 
                 model = keras_hub.models.GPT2CausalLM.from_preset(args.gpt2_preset, preprocessor=None)
                 row = {"preset": args.gpt2_preset}
+                trained = pathlib.Path(args.gpt2_preset) / TRAINING_RECORD
+                if trained.is_file():
+                    row["training"] = json.loads(trained.read_text())
                 shape = {key: model.backbone.get_config()[key] for key in shape}
             row.update(shape=shape, parameters=int(model.count_params()),
                        parameters_of_preset=albert_parameters)
