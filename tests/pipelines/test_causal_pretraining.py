@@ -78,6 +78,30 @@ def test_the_loss_is_the_mean_over_real_targets_not_over_every_position():
     assert abs(default - expected) > 0.1
 
 
+def test_heldout_loss_sums_every_real_target_as_float64_numpy_does():
+    """The held-out loss (computed on the backend in float32) matches a
+    float64 NumPy log-softmax over the same logits, a short last window's
+    padding left out."""
+    windows = {"token_ids": np.random.default_rng(3).integers(5, 40, size=(5, 9)).astype(np.int32),
+               "lengths": np.array([9, 9, 9, 9, 4], np.int32)}
+    inputs = keras.Input((8,), dtype="int32", name="token_ids")
+    mask = keras.Input((8,), dtype="int32", name="padding_mask")
+    embedded = keras.layers.Embedding(40, 12, embeddings_initializer=keras.initializers.RandomNormal(seed=1))(inputs)
+    model = keras.Model({"token_ids": inputs, "padding_mask": mask}, keras.layers.Dense(40)(embedded))
+    expected, count = 0.0, 0
+    for row, length in zip(windows["token_ids"], windows["lengths"]):
+        logits = np.asarray(model.predict_on_batch({"token_ids": row[None, :-1],
+                                                    "padding_mask": np.ones((1, 8), "int32")})[0], np.float64)
+        log_probabilities = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+        targets = row[1:length]
+        expected -= log_probabilities[np.arange(len(targets)), targets].sum()
+        count += len(targets)
+    result = causal_pretraining.heldout_loss(model, windows, batch_size=2)
+    assert result["tokens"] == count == 4 * 8 + 3
+    assert result["loss_per_token"] == pytest.approx(expected / count, rel=1e-6)
+    assert result["perplexity"] == pytest.approx(math.exp(expected / count), rel=1e-6)
+
+
 def test_text_and_tokenized_corpora_give_the_same_windows(corpora, tmp_path):
     corpus, _ = corpora
     tokenizer = keras_albert.AlbertTokenizer.from_preset("albert_tiny_en")
