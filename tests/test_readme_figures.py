@@ -6,7 +6,8 @@ rerun benchmark or an edited README that no longer match fail here. The
 checker itself is tested on small synthetic markdown below.
 
 The convention (benchmarks/README.md): a figure with a unit (%, a ratio
-such as 2.3x, ms, s, minutes, KB/MB/MiB, GFLOP/s, texts/s, points, ...) or in
+such as 2.3x, ms, s, minutes, KB/MB/MiB, GFLOP/s, texts/s, 6.7M tokens/s,
+points, ...) or in
 scientific notation with decimals (7.6e-06, not a setting such as 1e-5) is
 followed by an HTML comment naming its source,
 
@@ -16,7 +17,7 @@ that is, a JSON file (relative to the repository: under benchmarks/results/,
 a bundled preset's own record or a pretraining stage's under tools/progress/),
 `#`, the dotted path of the value in it (keys may hold spaces and dots; list
 indices are numbers) and an optional `*scale` (100
-for a percentage, 1000 for s -> ms, -1 for a figure quoted as a margin
+for a percentage, 1000 for s -> ms, 1e-6 for millions, -1 for a figure quoted as a margin
 "below"). The figure must equal the scaled value rounded to the decimals it
 is quoted with. A figure with no file carries `<!-- unrecorded: COMMAND -->`
 naming the command that would record it (`python SCRIPT ...` or `python -m
@@ -44,7 +45,7 @@ RECORD_DIRECTORIES = ("benchmarks/results/", "keras_albert/presets/", "tools/pro
 _NUMBER = r"(?:(?<![^\s(\[])-)?(?<![\w.])\d[\d,]*(?:\.\d+)?"
 _UNIT = (
     # "95 % interval" is a confidence level, not a figure.
-    r"x(?!\w)|\s?%(?!\s+(?:Wilson\s+)?(?:intervals?|confidence))|\s(?:ms|µs|s|KB|kB|MB|MiB|GB|GiB|GFLOP/s|GFLOP|texts/s|examples/s|tokens/s|"
+    r"x(?!\w)|\s?%(?!\s+(?:Wilson\s+)?(?:intervals?|confidence))|M?\s(?:ms|µs|s|KB|kB|MB|MiB|GB|GiB|GFLOP/s|GFLOP|texts/s|examples/s|tokens/s|"
     r"pieces/s|minutes?|hours?|seconds?|points?)(?![\w/])"
 )
 # A figure that needs a source: a number with a unit, or a measurement in
@@ -53,7 +54,7 @@ _UNIT = (
 FIGURE = re.compile(rf"(?P<figure>(?<![\w.])\d\.\d+e[-+]?\d+|{_NUMBER}(?P<unit>{_UNIT}))")
 SOURCED = re.compile(
     rf"(?P<figure>{_NUMBER}(?:e[-+]?\d+)?)(?:{_UNIT})?\**\s*"
-    r"<!-- source: (?P<file>[^#\s]+)#(?P<key>[^*\n]+?)(?:\*(?P<scale>-?[\d.]+))? -->"
+    r"<!-- source: (?P<file>[^#\s]+)#(?P<key>[^*\n]+?)(?:\*(?P<scale>-?[\d.]+(?:e[-+]?\d+)?))? -->"
 )
 UNRECORDED = re.compile(r"<!-- unrecorded: (?P<command>[^>]+?) -->")
 TRANSCRIPT = re.compile(r"<!-- transcript: (?P<file>\S+) -->\n```[^\n]*\n(?P<block>.*?)\n```", re.DOTALL)
@@ -238,7 +239,7 @@ def records(tmp_path):
     results = tmp_path / "benchmarks" / "results"
     results.mkdir(parents=True)
     (results / "run.json").write_text(json.dumps(
-        {"rows": [{"accuracy": 0.7071, "seconds": 0.0123}], "ratio": 2.345, "gap": 1.5e-6}))
+        {"rows": [{"accuracy": 0.7071, "seconds": 0.0123, "tokens": 712345.0}], "ratio": 2.345, "gap": 1.5e-6}))
     (tmp_path / "benchmarks" / "run.py").write_text("")
     return tmp_path
 
@@ -248,7 +249,8 @@ TAG = "<!-- source: benchmarks/results/run.json#rows.0.accuracy*100 -->"
 
 def test_a_tagged_figure_that_agrees_passes(records):
     text = (f"Accuracy **70.7 %**{TAG}, step 12.3 ms<!-- source: benchmarks/results/run.json"
-            "#rows.0.seconds*1000 -->, 2.3x<!-- source: benchmarks/results/run.json#ratio -->.\n")
+            "#rows.0.seconds*1000 -->, 2.3x<!-- source: benchmarks/results/run.json#ratio -->, "
+            "0.71M tokens/s<!-- source: benchmarks/results/run.json#rows.0.tokens*1e-6 -->.\n")
     assert problems(text, records) == []
 
 
@@ -262,9 +264,9 @@ def test_a_deleted_tag_fails(records):
 
 
 def test_units_and_scientific_notation_count_as_figures(records):
-    text = "2.3-2.9x faster, 12 minutes, 635 KB, 3.8 points, 1.5e-06 apart, 659 s.\n"
+    text = "2.3-2.9x faster, 12 minutes, 635 KB, 3.8 points, 1.5e-06 apart, 659 s, 6.71M tokens/s.\n"
     figures = [line.split("'")[1] for line in problems(text, records)]
-    assert figures == ["2.9x", "12 minutes", "635 KB", "3.8 points", "1.5e-06", "659 s"]
+    assert figures == ["2.9x", "12 minutes", "635 KB", "3.8 points", "1.5e-06", "659 s", "6.71M tokens/s"]
 
 
 def test_counts_and_settings_without_units_are_not_figures(records):
