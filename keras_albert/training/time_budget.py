@@ -21,25 +21,47 @@ class TimeBudget(keras.callbacks.Callback):
     Args:
         budget_seconds: float > 0, wall time allowed from `start` (default:
             when the callback is made) to the end of training.
-        reserve_seconds: float >= 0, kept free for the work after `fit`.
+        reserve_seconds: float >= 0, kept free for the work after `fit`;
+            where `fit` validates, at most what one validation pass took
+            plus `margin_seconds` (the held-out evaluation after training
+            is the same pass: on a GPU it takes seconds, where a fixed
+            reserve sized for a CPU left a minute of a 5-minute run idle).
+        margin_seconds: float >= 0, added to the measured validation pass
+            for writing the preset and the curve.
         start: a `time.monotonic()` reading the budget counts from (the
             start of the command, so data preparation counts too).
 
     After `fit`, `stopped_early` says whether the budget ended it.
     """
 
-    def __init__(self, budget_seconds, reserve_seconds=0.0, start=None):
+    def __init__(self, budget_seconds, reserve_seconds=0.0, start=None, margin_seconds=20.0):
         super().__init__()
         check_finite_number("budget_seconds", budget_seconds, strictly_greater=True)
         check_finite_number("reserve_seconds", reserve_seconds)
+        check_finite_number("margin_seconds", margin_seconds)
         self.budget_seconds = float(budget_seconds)
         self.reserve_seconds = float(reserve_seconds)
+        self.margin_seconds = float(margin_seconds)
         self.start = time.monotonic() if start is None else start
         self.stopped_early = False
         self._epoch_seconds = []
+        self._validation_seconds = None
+
+    def reserve(self):
+        """Seconds kept for after `fit`: `reserve_seconds`, or less once a
+        validation pass has shown what the final evaluation costs."""
+        if self._validation_seconds is None:
+            return self.reserve_seconds
+        return min(self.reserve_seconds, self._validation_seconds + self.margin_seconds)
 
     def remaining(self):
-        return self.budget_seconds - self.reserve_seconds - (time.monotonic() - self.start)
+        return self.budget_seconds - self.reserve() - (time.monotonic() - self.start)
+
+    def on_test_begin(self, logs=None):
+        self._test_start = time.monotonic()
+
+    def on_test_end(self, logs=None):
+        self._validation_seconds = time.monotonic() - self._test_start
 
     def on_epoch_begin(self, epoch, logs=None):
         self._epoch_start = time.monotonic()

@@ -33,6 +33,30 @@ def test_stops_before_the_epoch_that_would_not_fit():
     assert time.monotonic() - budget.start < 2.0
 
 
+def test_a_measured_validation_pass_shrinks_the_reserve():
+    # A reserve sized for a slow machine (2.5 s of a 4 s budget) would stop
+    # after two epochs; validation passes of milliseconds show that the
+    # evaluation after training needs only them plus the margin.
+    budget = TimeBudget(budget_seconds=4.0, reserve_seconds=2.5, margin_seconds=0.2)
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    history = model.fit(
+        np.zeros((8, 2)), np.zeros((8, 1)), validation_data=(np.zeros((4, 2)), np.zeros((4, 1))),
+        epochs=40, verbose=0, callbacks=[_SlowEpochs(), budget],
+    )
+    # Stopped by the budget, not the epoch count, with the measured reserve
+    # (validation took milliseconds) kept free instead of 2.5 s.
+    assert budget.stopped_early and len(history.epoch) < 40
+    assert budget.reserve() < 1.0
+    assert time.monotonic() - budget.start < 4.0 - budget.reserve()
+
+
+def test_the_reserve_is_kept_whole_without_validation():
+    budget = TimeBudget(budget_seconds=60.0, reserve_seconds=30.0)
+    _fit(budget, epochs=2)
+    assert budget.reserve() == 30.0
+
+
 def test_runs_to_the_end_with_room_to_spare():
     budget = TimeBudget(budget_seconds=60.0)
     assert _fit(budget, epochs=3) == 3 and not budget.stopped_early
