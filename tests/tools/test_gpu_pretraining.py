@@ -123,6 +123,28 @@ def test_presets_that_would_not_travel_and_used_names_are_refused(tmp_path):
         prepare_gpu_pretraining.main(["--corpus", str(tmp_path), "--name", used, *SMALL_RUN])
 
 
+def test_a_previous_runs_folder_is_continued_from_its_preset(tmp_path, monkeypatch):
+    """--preset names the folder a run's archive was unpacked to; the command
+    continues its preset/ by its path in the tree, and a masked-LM run does
+    not continue a causal LM."""
+    monkeypatch.setattr(prepare_gpu_pretraining, "ROOT", tmp_path)
+    monkeypatch.setattr(prepare_gpu_pretraining, "travelling_files", lambda: set())
+    bundled = ROOT / "keras_albert" / "presets" / "albert_tiny_en"
+    shutil.copytree(bundled, tmp_path / "progress" / "tiny_v1" / "preset")
+    prepare_gpu_pretraining.main([
+        "--corpus", str(_corpus(tmp_path / "corpus")), "--name", "tiny_v2", "--output", str(tmp_path / "gpu"),
+        "--preset", str(tmp_path / "progress" / "tiny_v1"), *SMALL_RUN,
+    ])
+    assert "NAME=tiny_v2 OBJECTIVE=mlm PRESET=progress/tiny_v1/preset " in (tmp_path / "gpu" / "command.sh").read_text()
+    assert json.loads((tmp_path / "gpu" / "plan.json").read_text())["start"] == "progress/tiny_v1/preset"
+    causal = tmp_path / "progress" / "causal_v1" / "preset"
+    shutil.copytree(bundled, causal)
+    (causal / "task.json").write_text('{"class_name": "AlbertCausalLM"}')
+    shutil.rmtree(tmp_path / "gpu")
+    message = _refused(tmp_path, "--preset", str(causal.parent))
+    assert "is a causal LM; a masked-LM run continues a bidirectional preset" in message
+
+
 def test_the_committed_configs_are_valid(tmp_path):
     """tools/configs/ pass the checks and build (the shapes the report and
     tools/configs/README.md state)."""
