@@ -419,10 +419,9 @@ class _TimeBudget:
         class TimeBudget(keras.callbacks.Callback):
             def __init__(self):
                 super().__init__()
-                self.started, self.steps, self.stopped_early = time.monotonic(), 0, False
+                self.started, self.stopped_early = time.monotonic(), False
 
             def on_train_batch_end(self, batch, logs=None):
-                self.steps = batch + 1
                 if seconds and time.monotonic() - self.started > seconds:
                     self.stopped_early = True
                     self.model.stop_training = True
@@ -466,7 +465,8 @@ def train_gpt2(args, shape, windows):
     released = keras_hub.models.GPT2CausalLM(
         keras_hub.models.GPT2Backbone(**shape, dtype="float32"), preprocessor=None)
     released.set_weights(causal_lm.get_weights())
-    trained_steps = budget.steps if budget.stopped_early else steps
+    # The optimizer's count: exact whatever --steps_per_execution groups.
+    trained_steps = int(keras.ops.convert_to_numpy(model.optimizer.iterations))
     record = {
         "steps": trained_steps, "planned_steps": steps, "tokens_per_step": tokens_per_step,
         "tokens": trained_steps * tokens_per_step, "requested_tokens": args.train_gpt2_tokens,

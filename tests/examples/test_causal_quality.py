@@ -123,6 +123,16 @@ def test_trains_gpt2_of_the_presets_size_and_reads_its_preset_back(corpus, tmp_p
     assert reloaded["training"] == {key: value for key, value in gpt2["training"].items() if key != "preset"}
 
 
+    # A time budget stops the training early, and the record says so.
+    budgeted = tmp_path / "budgeted.json"
+    causal_quality.main(base_flags(corpus, budgeted) + [
+        "--models", "gpt2", "--train_gpt2_tokens", "960", "--gpt2_output", str(tmp_path / "gpt2_budgeted"),
+        "--train_batch_size", "4", "--time_budget_minutes", "1e-9"])
+    training = json.loads(budgeted.read_text())["models"]["gpt2"]["training"]
+    assert training["stopped_by_time_budget"] is True
+    assert training["steps"] == 1 and training["tokens"] == 96 and training["requested_tokens"] == 960
+
+
 def counted_model(ids, order=3, discount=0.75, uniform_floor=True, vocabulary_size=12):
     model = kneser_ney.new_model(order, discount, vocabulary_size, uniform_floor=uniform_floor)
     kneser_ney.add_text(model, ids)
