@@ -44,7 +44,7 @@ if [ -z "${SKIP_WHEELS:-}" ]; then
 fi
 export KERAS_BACKEND=jax PYTHONUNBUFFERED=1
 python3 -c "import jax; print('devices:', jax.devices())" | tee "$OUT/log.txt"
-if [ -n "${FROM_CONFIG:-}" ] && [ ! -e "$RUN" ]; then
+if [ -n "${FROM_CONFIG:-}" ] && [ ! -e "$RUN/vocabulary.spm" ]; then
   # The run starts with the vocabulary the corpus was tokenized with
   # (`pretrain` would otherwise train one on the text); recorded as the
   # run's own file, so `pretrain` reuses it as it would its own.

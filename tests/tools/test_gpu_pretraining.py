@@ -88,6 +88,15 @@ def test_unknown_objectives_are_refused(tmp_path, capsys):
     assert "argument --objective: invalid choice: 'clm'" in capsys.readouterr().err
 
 
+def test_the_run_script_refuses_an_unknown_objective_before_installing(tmp_path):
+    env = dict(os.environ, NAME="x", OBJECTIVE="clm", TRAIN_STEPS="4", BATCH_SIZE="8", TIME_BUDGET_MINUTES="9",
+               PRESET="albert_tiny_en", OUT=str(tmp_path / "out"), GPU_DIR=str(tmp_path / "missing"))
+    result = subprocess.run(["bash", "tools/gpu_pretraining_run.sh"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stderr == "error: OBJECTIVE=clm: expected mlm or causal_lm\n"
+    assert not (tmp_path / "out").exists()
+
+
 def test_configs_that_are_not_json_are_refused(tmp_path):
     message = _refused(tmp_path, "--config", _config(tmp_path, '{"num_layers": 2,}'))
     assert "config.json' is not valid JSON: Expecting property name" in message and "line 1 column 18" in message
