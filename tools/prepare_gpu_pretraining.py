@@ -8,7 +8,7 @@ A run starts in one of two ways:
 
     python tools/prepare_gpu_pretraining.py --corpus runs/corpus_v2 \\
         --config tools/configs/albert_small_en.json --name albert_small_en_v1 \\
-        --train_steps 7000 --checkpoint_every 500 --expected_tokens_per_second 1200000
+        --train_steps 6000 --checkpoint_every 500 --expected_tokens_per_second 1100000
 
   continuing a preset (a bundled name, a preset directory in the tree, or
   the folder a previous run's archive was unpacked to, tools/progress/NAME,
