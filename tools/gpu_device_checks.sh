@@ -11,7 +11,8 @@
 #   TensorFlow blocked as here); compare $OUT/gpu_tests.log with the same
 #   command run here (tools/compare_test_runs.py).
 # benchmark: benchmarks/gpu_pretraining.py, the GPU to itself, one shape at
-#   a time (the JSON is rewritten after each), until BENCHMARK_SECONDS.
+#   a time (the JSON is rewritten after each), then benchmarks/gpu_attention.py
+#   (full attention against LSH by length), until BENCHMARK_SECONDS.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -49,5 +50,13 @@ case "${1:?pretrain_and_test or benchmark}" in
         | tee -a "$OUT/benchmark.log"
       cp "benchmarks/results/gpu_pretraining_$shape.json" "$OUT/" 2>/dev/null
     done
+    # Then full attention (cuDNN) against LSH by length, in what is left.
+    left=$((deadline - SECONDS))
+    if [ "$left" -gt 90 ]; then
+      XLA_PYTHON_CLIENT_PREALLOCATE=false python3 benchmarks/gpu_attention.py \
+        --max_seconds $((left - 30)) --output benchmarks/results/gpu_attention.json 2>&1 \
+        | tee -a "$OUT/benchmark.log"
+      cp benchmarks/results/gpu_attention.json "$OUT/" 2>/dev/null
+    fi
     ;;
 esac

@@ -72,7 +72,11 @@ OBJECTIVES = ("mlm", "causal_lm")
 # h5py, absl-py, rich, ml-dtypes, packaging, regex, sentencepiece, pyyaml,
 # requests, tqdm, tokenizers. Carried: what keras and keras-hub need beyond
 # them; not kagglehub, which keras-hub does without (no downloads there).
-WHEELS = ("keras==3.15.1", "keras-hub==0.32.0", "namex", "optree")
+# grain (and what it needs beyond the image): keras-hub batches in-memory
+# inputs through it where TensorFlow is missing (the GPU test run of
+# 2026-11-27 failed 10 tests without it).
+WHEELS = ("keras==3.15.1", "keras-hub==0.32.0", "namex", "optree", "grain==0.2.18",
+          "array-record==0.8.6", "portpicker")
 # Compiling, creating instances and writing the preset, beside the steps.
 OVERHEAD_SECONDS = 150
 
