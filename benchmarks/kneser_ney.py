@@ -25,6 +25,7 @@ Two changes, where NLTK's model gives no probability (each record says so):
 from collections import Counter
 
 from nltk.lm import KneserNeyInterpolated
+from nltk.lm import counter as nltk_counter
 from nltk.lm.smoothing import KneserNey
 from nltk.util import everygrams
 
@@ -100,10 +101,16 @@ class IndexedKneserNey(KneserNey):
         return alpha, gamma
 
 
-def new_model(order, discount, vocabulary_size, uniform_floor=True):
+def new_model(order, discount, vocabulary_size, uniform_floor=True, max_ngrams=None):
     """An empty `KneserNeyInterpolated` whose estimator is `IndexedKneserNey`
-    over pieces `0 .. vocabulary_size - 1` (ints)."""
+    over pieces `0 .. vocabulary_size - 1` (ints).
+
+    `max_ngrams`: NLTK's bound on distinct n-grams per counter while
+    `add_text` counts (`nltk.lm.counter.MAX_NGRAMS`, 10M in NLTK 3.10, a
+    guard against untrusted text); None keeps NLTK's.
+    """
     model = KneserNeyInterpolated(order, discount=discount)
+    model.max_ngrams = max_ngrams
     model.vocab.update(range(vocabulary_size))
     model.estimator = IndexedKneserNey(
         model.vocab, model.counts, order, discount=discount,
@@ -111,12 +118,49 @@ def new_model(order, discount, vocabulary_size, uniform_floor=True):
     return model
 
 
-def add_text(model, token_ids):
-    """Counts every n-gram up to the model's order of one token stream (a
+def add_text(model, token_ids, needed=None):
+    """Counts the n-grams up to the model's order of one token stream (a
     list of ints, all inside the vocabulary: NLTK's lookup is skipped).
-    Counts change: call `model.estimator.build_index()` before scoring."""
-    model.counts.update([everygrams(list(token_ids), max_len=model.order)])
-    model.estimator._index = None
+
+    `needed`: None counts every n-gram; a set from `needed_contexts` counts
+    only those that some probability after those contexts reads (KenLM's
+    `filter` idea): an n-gram whose context is needed (its followers and
+    raw counts) or whose middle is (a continuation count of a needed
+    context), and every unigram and bigram. Probabilities after a needed
+    context are then exactly those of the whole count, in a fraction of
+    the memory. Counts change: call `model.estimator.build_index()`.
+    """
+    ids = list(token_ids)
+    ngrams = everygrams(ids, max_len=model.order) if needed is None else _needed_ngrams(ids, model.order, needed)
+    bound = nltk_counter.MAX_NGRAMS
+    nltk_counter.MAX_NGRAMS = getattr(model, "max_ngrams", None) or bound
+    try:
+        model.counts.update([ngrams])
+    finally:
+        nltk_counter.MAX_NGRAMS = bound
+        model.estimator._index = None
+
+
+def _needed_ngrams(ids, order, needed):
+    size = len(ids)
+    for start in range(size):
+        yield (ids[start],)
+        if start + 1 < size:
+            yield (ids[start], ids[start + 1])
+        for length in range(3, min(order, size - start) + 1):
+            gram = tuple(ids[start: start + length])
+            if gram[:-1] in needed or gram[1:-1] in needed:
+                yield gram
+
+
+def needed_contexts(contexts, order):
+    """Every suffix, up to order - 1 long, of each context (a sequence of
+    ids): the contexts NLTK's recursion visits when scoring after them."""
+    needed = {()}
+    for context in contexts:
+        context = tuple(context[max(0, len(context) - order + 1):])
+        needed.update(context[start:] for start in range(len(context)))
+    return needed
 
 
 def with_discount(model, discount):

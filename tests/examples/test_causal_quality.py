@@ -170,6 +170,22 @@ def test_uniform_floor_gives_a_distribution_and_most_likely_is_the_argmax():
         assert kneser_ney.most_likely(model, context) == int(np.argmax(scores))
 
 
+def test_counting_only_the_needed_ngrams_keeps_every_needed_probability():
+    ids = np.random.default_rng(2).integers(0, 7, 3000).tolist()
+    queries = [ids[start: start + length] for start, length in zip(range(0, 600, 37), itertools.cycle(range(6)))]
+    needed = kneser_ney.needed_contexts(queries, 4)
+    full = counted_model(ids, order=4)
+    filtered = kneser_ney.new_model(4, 0.75, 12)
+    kneser_ney.add_text(filtered, ids, needed)
+    filtered.estimator.build_index()
+    assert filtered.counts.N() < full.counts.N()  # fewer n-grams counted
+    for context in queries:
+        for word in range(12):
+            assert kneser_ney.probability(filtered, word, context) == pytest.approx(
+                kneser_ney.probability(full, word, context), rel=1e-12)
+        assert kneser_ney.most_likely(filtered, context) == kneser_ney.most_likely(full, context)
+
+
 def test_sample_documents_keeps_the_carve_out_apart_within_budget():
     documents = [np.full(10, index) for index in range(20)]
     carve, training = causal_quality.sample_documents(documents, 35, 15, seed=3)
@@ -223,6 +239,18 @@ def test_bad_flags_exit_2_naming_the_flag(corpus, tmp_path, capsys, flags, messa
         causal_quality.main(base_flags(corpus, tmp_path / "x.json") + flags)
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_nltks_bound_on_distinct_ngrams_is_named_by_its_flag(corpus, tmp_path, capsys):
+    from nltk.lm import counter
+
+    bound = counter.MAX_NGRAMS
+    with pytest.raises(SystemExit) as exit_info:
+        causal_quality.main(base_flags(corpus, tmp_path / "x.json") + [
+            "--models", "kneser_ney", "--kn_max_ngrams", "50"])
+    assert exit_info.value.code == 2
+    assert "--kn_max_ngrams 50: Refusing to count further" in capsys.readouterr().err
+    assert counter.MAX_NGRAMS == bound  # NLTK's own bound is back
 
 
 def test_a_preset_that_is_no_causal_lm_exits_2(corpus, tmp_path, capsys):
