@@ -12,13 +12,14 @@ Measures, for each model of `--models`:
   vocabulary and the window length);
 - `kneser_ney`: an interpolated Kneser-Ney `--kn_order`-gram model (NLTK's
   `KneserNeyInterpolated`, made fast in benchmarks/kneser_ney.py, which says
-  what differs) counted on up to `--kn_train_tokens` tokens of
-  `--train_corpus`: a seeded sample of whole documents; its discount is
-  picked from `--kn_discounts` on a seeded carve-out of those documents
+  what differs) counted on all of `--train_corpus` (`--kn_train_tokens`
+  takes fewer: whole documents in a seeded order); its discount is picked
+  from `--kn_discounts` on a seeded carve-out of the training documents
   (`--kn_carve_out_tokens`), then the carve-out is counted too. Only the
-  n-grams that probabilities after the scored contexts read are counted
-  (the same probabilities as counting all, `--kn_count_all`, in less of
-  NLTK's memory: about 1.5 GB per million tokens counted whole);
+  n-grams that probabilities after the scored contexts read are counted:
+  the same probabilities as counting all (`--kn_count_all`, about 1.5 GB
+  of NLTK's memory per million tokens); the 12.1M-token corpus then takes
+  about 3 minutes and 4.7 GB on the CPU;
 - `gpt2`: keras-hub's `GPT2CausalLM`, either `--gpt2_preset` (trained
   elsewhere, e.g. by this script) or trained here on `--train_corpus` for
   `--train_gpt2_tokens` tokens with the causal pretraining pipeline's
@@ -43,7 +44,9 @@ Two measures, the same items for every model:
    the paragraph up to that word (cut from the left to fit the window) and
    must produce the whole word greedily: each of its pieces the most likely
    one, then a piece that does not go on with the word. n, accuracy and a
-   95 % Wilson interval per model; Newcombe intervals of the differences.
+   95 % Wilson interval per model; Newcombe intervals of the differences
+   (benchmarks/intervals.py: conservative for models scored on the same
+   passages).
 
 Nothing here is chosen on Persuasion. Writes benchmarks/results/
 causal_quality.json (`--output`) with every setting, the command, date,
