@@ -18,7 +18,6 @@ FIELDS = ("command", "date", "machine", "threads", "versions")
 # Files written before benchmarks/recording.py recorded every field, each
 # with the fields it lacks; a rerun records them all (then drop its entry).
 RECORDED_BEFORE_THE_FIELDS = {
-    "int8_agreement.json": {"threads", "versions"},
     "int8_agreement_albert_tiny_en.json": {"threads", "versions"},
     "keras_hub_albert_tests.json": {"date", "machine", "threads", "versions"},
     "long_document_quality.json": {"threads", "versions"},
@@ -26,7 +25,6 @@ RECORDED_BEFORE_THE_FIELDS = {
     "long_document_quality_cls_pooling.json": {"threads", "versions"},
     "lsh_attention_growth_reformer.json": {"threads", "versions"},
     "lsh_attention_growth_reformer_1thread.json": {"threads", "versions"},
-    "pretraining_data.json": {"threads", "versions"},
     "tflite_clients.json": {"threads", "versions"},
     # benchmarks/transfer.py's records (issue 36 item 1 rewrites them).
     "transfer_albert_tiny_en_12k.json": {"date", "threads", "versions"},
