@@ -16,9 +16,8 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-  --target /tmp/site .gpu/wheels/*.whl || exit
-export PYTHONPATH="/tmp/site:$PWD" KERAS_BACKEND=jax PYTHONUNBUFFERED=1 SKIP_WHEELS=1
+source tools/device_wheels.sh || exit
+export KERAS_BACKEND=jax PYTHONUNBUFFERED=1 SKIP_WHEELS=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/device.txt"
 
 case "${1:?pretrain_and_test or benchmark}" in

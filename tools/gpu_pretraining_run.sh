@@ -38,9 +38,7 @@ else
 fi
 mkdir -p "$OUT"
 if [ -z "${SKIP_WHEELS:-}" ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site "$GPU_DIR"/wheels/*.whl
-  export PYTHONPATH="/tmp/site:$PWD${PYTHONPATH:+:$PYTHONPATH}"
+  source tools/device_wheels.sh
 fi
 export KERAS_BACKEND=jax PYTHONUNBUFFERED=1
 python3 -c "import jax; print('devices:', jax.devices())" | tee "$OUT/log.txt"

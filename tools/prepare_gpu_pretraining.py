@@ -178,11 +178,6 @@ def resolve_start(args):
     return folder, os.path.relpath(folder, ROOT)
 
 
-def preset_is_causal(folder):
-    task = folder / "task.json"
-    return task.is_file() and "AlbertCausalLM" in task.read_text(encoding="utf-8")
-
-
 def backbone_arguments():
     """The arguments AlbertBackbone takes by name."""
     from keras_albert.models.albert_backbone import AlbertBackbone
@@ -234,13 +229,6 @@ def read_config(args, vocabulary_size):
     except (TypeError, ValueError) as error:
         raise SystemExit(f"error: --config {args.config!r}: {error}") from None
     return config, parameters
-
-
-def tokenizer_lowercases(folder):
-    path = folder / "tokenizer.json"
-    if not path.is_file():
-        return True
-    return json.loads(path.read_text(encoding="utf-8"))["config"].get("lowercase", True)
 
 
 def tokenize(args, output, proto, size, lowercase):
@@ -312,10 +300,13 @@ def main(argv=None):
         print(f"new model from {args.config}: {parameters:,} backbone parameters, about "
               f"{parameters * 4 / 2**20:.1f} MiB of float32 weights", flush=True)
     else:
-        if args.objective == "mlm" and preset_is_causal(folder):
+        from keras_albert.convert.converted_preset import preset_lowercase
+        from keras_albert.presets.preset_kind import task_class_name
+
+        if args.objective == "mlm" and task_class_name(folder) == "AlbertCausalLM":
             raise SystemExit(f"error: --preset {args.preset!r} is a causal LM; a masked-LM run continues a "
                              "bidirectional preset (or pass --objective causal_lm).")
-        lowercase = tokenizer_lowercases(folder)
+        lowercase = preset_lowercase(folder)
         plan.update(start=start)
     output = pathlib.Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
