@@ -193,8 +193,10 @@ def _finetuning(record):
 
 def _pretraining(record):
     data, where = record.data, record.published_as
-    sentences = [f"Pretrained for {_number(data.get('train_steps'))} steps with masked-LM and "
-                 f"sentence-level objectives (`{where}`)."]
+    tokens = f" ({_number(data['train_tokens'])} tokens)" if data.get("train_tokens") else ""
+    causal = data.get("objective") == "causal_lm"
+    objectives = "next-token prediction" if causal else "masked-LM and sentence-level objectives"
+    sentences = [f"Pretrained for {_number(data.get('train_steps'))} steps{tokens} with {objectives} (`{where}`)."]
     if data.get("recipe"):
         sentences.append(f"Recipe: {data['recipe']}.")
     if data.get("knowledge"):
@@ -202,7 +204,7 @@ def _pretraining(record):
     corpus = data.get("heldout_corpus", "the held-out corpus")
     results = [
         Result(f"pretraining {name}", value, corpus, "held out of pretraining", "heldout-corpus", where,
-               task="fill-mask")
+               task="text-generation" if causal else "fill-mask")
         for name, value in (data.get("heldout") or {}).items()
         if isinstance(value, (int, float)) and not isinstance(value, bool)
     ]

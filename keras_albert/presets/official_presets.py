@@ -85,7 +85,15 @@ BUNDLED_PRESET_DESCRIPTIONS = {
         "4-layer ALBERT (H=256, E=128, all layers shared, 8,000-piece uncased "
         "vocabulary) pretrained with MLM + SOP on Austen, WordNet glosses and "
         "the King James Bible, with word-level distillation from "
-        "all-MiniLM-L6-v2; MLM and SOP heads included."
+        "all-MiniLM-L6-v2, then on a GPU on 524M tokens of a larger English "
+        "corpus (dictionaries, software documentation); MLM and SOP heads included."
+    ),
+    "albert_tiny_causal_en": (
+        "GPT-2-style causal LM of albert_tiny_en's shape (4 layers sharing one "
+        "block, H=256, E=128, tied output embedding) and vocabulary, trained "
+        "from random weights on 2 CPU cores for next-token prediction on the "
+        "project's English corpus (Persuasion held out); for AlbertCausalLM "
+        "and `generate`."
     ),
     "albert_tiny_en_student": (
         "MobileBERT-style student (trigram embedding, bottleneck blocks, "

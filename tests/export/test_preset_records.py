@@ -21,12 +21,12 @@ def test_bundled_records_are_found_and_described():
     [pretraining] = find_records(bundled_presets_dir() / "albert_tiny_en")
     assert pretraining.kind == "pretraining" and pretraining.published_as == "pretraining_metrics.json"
     sentences, results = describe_record(pretraining)
-    assert "Pretrained for 21,000 steps" in sentences[0]
+    assert "Pretrained for 29,000 steps (610,304,000 tokens)" in sentences[0]
     assert any(s.startswith("Where its knowledge comes from:") and "all-MiniLM-L6-v2" in s
                for s in sentences)
     mlm = next(r for r in results if r.metric == "pretraining mlm_accuracy")
     assert (round(mlm.value, 4), mlm.data, mlm.task, mlm.record) == (
-        0.2765, "Persuasion (bundled), 729 instances of 128 tokens", "fill-mask", "pretraining_metrics.json")
+        0.2879, "Persuasion (bundled), 729 instances of 128 tokens", "fill-mask", "pretraining_metrics.json")
     [report] = find_records(bundled_presets_dir() / "albert_tiny_en_student_supersense")
     assert report.kind == "student_report" and report.own_row == "student, task-distilled"
     # The report compares four models; only the bundled student's row is this preset's.

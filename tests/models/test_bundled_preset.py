@@ -32,8 +32,9 @@ def test_pretraining_heads_on_held_out_persuasion():
     """Measured here, not read from `pretraining_metrics.json`: masked-LM and
     sentence-order accuracy on every second of the 729 pretraining instances
     drawn from Persuasion (held out of pretraining), 365 pairs spread over
-    the whole novel. Measured 2026-11-27: MLM 0.278, SOP 0.715 (95 % Wilson
-    interval 0.667-0.759; all 729: 0.275 / 0.675); a coin scores 0.5 at SOP."""
+    the whole novel. Measured 2026-11-27 with the preset continued on the GPU
+    (v14): MLM 0.286, SOP 0.630 (95 % Wilson interval 0.579-0.678; all 729:
+    0.284 / 0.606); a coin scores 0.5 at SOP."""
     from keras_albert import datasets
     from keras_albert.data.pretraining_arrays import instances_to_arrays
     from keras_albert.data.pretraining_batches import numpy_pretraining_batch
@@ -50,10 +51,10 @@ def test_pretraining_heads_on_held_out_persuasion():
     scores = pretrainer.evaluate(x, y, sample_weight=sample_weight, batch_size=64, verbose=0,
                                  return_dict=True)
     vocabulary = keras_albert.AlbertTokenizer.from_preset("albert_tiny_en").vocabulary_size()
-    # Margins below the measured figures: MLM 0.278 -> 0.22 (1,000 times a
-    # uniform guess's 1/8,000), SOP's interval's lower end 0.667 -> 0.60.
+    # Margins below the measured figures: MLM 0.286 -> 0.22 (1,000 times a
+    # uniform guess's 1/8,000), SOP's interval's lower end 0.579 -> 0.56.
     assert scores["mlm_accuracy"] > max(0.22, 1000 / vocabulary), scores
-    assert scores["sentence_order_accuracy"] > 0.60, scores
+    assert scores["sentence_order_accuracy"] > 0.56, scores
 
 
 @pytest.mark.large

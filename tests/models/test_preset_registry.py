@@ -84,6 +84,7 @@ def test_metadata_names_keras_hub_task_kinds_not_mixins(tmp_path):
     # it a CausalLM backbone too), not our classes or their mixins.
     assert written["tasks"] == ["CausalLM", "MaskedLM", "TextClassifier"]
     for name in BUNDLED:
-        # Saved before AlbertCausalLM existed: the kinds known then.
         recorded = json.loads((bundled_presets_dir() / name / "metadata.json").read_text())
-        assert recorded["tasks"] == ["MaskedLM", "TextClassifier"], name
+        # The students were saved before AlbertCausalLM existed: the kinds known then.
+        known = written["tasks"] if name == "albert_tiny_en" else ["MaskedLM", "TextClassifier"]
+        assert recorded["tasks"] == known, name

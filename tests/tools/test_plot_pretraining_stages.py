@@ -65,7 +65,7 @@ def test_the_bundled_figure_ends_at_the_bundled_preset(tmp_path, monkeypatch):
     assert rows[-1]["val_mlm_accuracy"] == pytest.approx(metrics["heldout"]["mlm_accuracy"])
     assert rows[-1]["val_sentence_order_accuracy"] == pytest.approx(
         metrics["heldout"]["sentence_order_accuracy"])
-    assert rows[-1]["tokens"] == metrics["train_steps"] * 32 * 128
+    assert rows[-1]["tokens"] == metrics["train_tokens"]
     output = tmp_path / "curve.png"
     monkeypatch.chdir(ROOT)  # the file's paths are the repository's
     assert stages_tool.main(["--stages_file", str(ROOT / "tools" / "progress" / "albert_tiny_en_stages.txt"),
