@@ -31,7 +31,9 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
     `generate()` is keras-hub's (`compile(sampler=...)` picks greedy,
     top-k, top-p or random sampling, each with a `temperature`); decoding
     keeps a key/value cache so each new token runs one position through
-    the stack. `generate(..., use_cache=False)` recomputes the whole window
+    the stack. With a preprocessor, decoding never picks the tokenizer's
+    `<pad>`, `<unk>`, `[CLS]` or `[MASK]` (they stand for no text;
+    `[SEP]` ends a row); `never_generate_ids()` lists them. `generate(..., use_cache=False)` recomputes the whole window
     at every step instead (same tokens, for checking and benchmarks).
 
     Inputs are `token_ids` and `padding_mask` [batch, seq] (int32); the
@@ -145,9 +147,38 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
         hidden_states = self.backbone.encoder(x)[-1]
         return self.lm_head(hidden_states), hidden_states
 
+    def never_generate_ids(self):
+        """The ids decoding never picks: the preprocessor's tokenizer's
+        padding, unknown, start and mask tokens (none without one). A
+        corpus with characters the vocabulary lacks teaches `<unk>` as a
+        likely next token; its text would print as a placeholder."""
+        tokenizer = getattr(self.preprocessor, "tokenizer", None)
+        if tokenizer is None:
+            return []
+        ids = [getattr(tokenizer, name, None)
+               for name in ("pad_token_id", "unk_token_id", "start_token_id", "mask_token_id")]
+        end = getattr(tokenizer, "end_token_id", None)
+        return sorted({int(i) for i in ids if i is not None and i != end})
+
+    def _logit_offsets(self):
+        """[vocabulary] float32: a large negative number at the ids decoding
+        never picks, 0 elsewhere; None when there are none."""
+        ids = self.never_generate_ids()
+        if not ids:
+            return None
+        offsets = np.zeros(self.backbone.vocabulary_size, "float32")
+        offsets[ids] = -1e9
+        return ops.convert_to_tensor(offsets)
+
     def generate_step(self, inputs, stop_token_ids=None):
         """Decodes one batch of packed prompts (keras-hub's contract: a dict
         of `token_ids` and `padding_mask`, True/1 on prompt tokens)."""
+        offsets = self._logit_offsets()
+
+        def allowed(logits):
+            # float32 so the offset is no overflow in float16 logits.
+            return logits if offsets is None else ops.cast(logits, "float32") + offsets
+
         token_ids = inputs["token_ids"]
         padding_mask = ops.cast(inputs["padding_mask"], "bool")
         # Decoding starts after the shortest prompt; longer prompts keep
@@ -162,7 +193,7 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
                 logits, hidden_states, cache = self.call_with_cache(
                     last, cache, index - 1
                 )
-                return logits[:, 0], hidden_states[:, 0], cache
+                return allowed(logits[:, 0]), hidden_states[:, 0], cache
 
         else:
             hidden_states, cache = None, None
@@ -171,7 +202,7 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
                 logits, hidden_states = self._full_window_logits(prompt)
                 last = ops.expand_dims(index - 1, 0)
                 return (
-                    ops.take(logits, last, axis=1)[:, 0],
+                    allowed(ops.take(logits, last, axis=1)[:, 0]),
                     ops.take(hidden_states, last, axis=1)[:, 0],
                     cache,
                 )

@@ -34,6 +34,15 @@ def test_bundled_records_are_found_and_described():
     assert (accuracy.metric, accuracy.value, accuracy.examples) == ("accuracy", 0.6961, 8177)
 
 
+
+def test_the_bundled_causal_lm_record_says_next_token_prediction():
+    [record] = find_records(bundled_presets_dir() / "albert_tiny_causal_en")
+    assert record.kind == "pretraining"
+    sentences, results = describe_record(record)
+    assert sentences[0].startswith("Pretrained for 3,000 steps (12,288,000 tokens) with next-token prediction")
+    perplexity = next(r for r in results if r.metric == "pretraining perplexity")
+    assert perplexity.task == "text-generation" and round(perplexity.value, 1) == 167.5
+
 def test_the_run_record_beside_a_pipeline_preset(tmp_path):
     (tmp_path / "preset").mkdir()
     (tmp_path / "metrics.json").write_text(json.dumps(FINETUNE))

@@ -225,6 +225,43 @@ def test_preprocessor_shifts_targets(text_model):
     assert np.asarray(y)[0, np.asarray(weights)[0].sum() - 1] == text_model.preprocessor.tokenizer.end_token_id
 
 
+
+def test_tokens_that_stand_for_no_text_are_never_generated(sentencepiece_proto):
+    """`<unk>` (and pad, [CLS], [MASK]) made the likeliest next token: text
+    decoding picks something else, cached or not; packed ids without a
+    preprocessor decode as the logits say."""
+    keras.utils.set_random_seed(0)
+    tokenizer = AlbertTokenizer(proto=sentencepiece_proto)
+    backbone = AlbertBackbone(
+        **{**SMALL, "vocabulary_size": tokenizer.vocabulary_size(), "max_sequence_length": 24},
+        causal=True,
+    )
+    model = AlbertCausalLM(backbone, AlbertCausalLMPreprocessor(tokenizer, sequence_length=16))
+    model.compile(sampler="greedy")
+    never = model.never_generate_ids()
+    assert never == sorted({tokenizer.pad_token_id, tokenizer.unk_token_id,
+                            tokenizer.start_token_id, tokenizer.mask_token_id})
+    assert tokenizer.end_token_id not in never
+    bias = np.zeros(tokenizer.vocabulary_size(), "float32")
+    bias[tokenizer.unk_token_id] = 100.0  # outweighs every other logit
+    bias[tokenizer.end_token_id] = -100.0  # and rows run to max_length
+    model.lm_head.output_bias.assign(bias)
+    prompt = model.preprocessor.generate_preprocess(["the cat"], sequence_length=12)
+    start = int(np.asarray(prompt["padding_mask"]).sum())  # the first generated position
+    for use_cache in (True, False):
+        text = model.generate("the cat", max_length=12, use_cache=use_cache)
+        assert "\u2047" not in text and len(text) > len("the cat"), text  # ⁇: unk's text
+        ids = np.asarray(model.generate_step(
+            {k: np.asarray(v) for k, v in prompt.items()},
+            stop_token_ids=[tokenizer.end_token_id])["token_ids"])[0]
+        assert not set(ids[start:].tolist()) & set(never), ids
+    bare = AlbertCausalLM(backbone)
+    bare.lm_head.output_bias.assign(bias)
+    bare.compile(sampler="greedy")
+    packed_prompt = {k: np.asarray(v) for k, v in prompt.items()}
+    ids = np.asarray(bare.generate(packed_prompt, stop_token_ids=None)["token_ids"])[0]
+    assert (ids[start:] == tokenizer.unk_token_id).all(), ids  # no tokenizer: nothing ruled out
+
 @pytest.mark.large
 def test_fit_learns_a_text_it_then_generates(sentencepiece_proto):
     keras.utils.set_random_seed(1)

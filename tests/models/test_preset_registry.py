@@ -14,7 +14,7 @@ from keras_albert.models.albert_presets import OFFICIAL_PRESETS
 from keras_albert.presets.preset_resolution import bundled_presets
 from keras_albert.presets.preset_resolution import bundled_presets_dir
 
-BUNDLED = ("albert_tiny_en", "albert_tiny_en_student", "albert_tiny_en_student_supersense")
+BUNDLED = ("albert_tiny_en", "albert_tiny_causal_en", "albert_tiny_en_student", "albert_tiny_en_student_supersense")
 CLASSES = [
     models.AlbertBackbone, models.AlbertTextClassifier, models.AlbertTextClassifierPreprocessor,
     models.AlbertMaskedLM, models.AlbertMaskedLMPreprocessor, models.AlbertPretrainer,
@@ -86,5 +86,6 @@ def test_metadata_names_keras_hub_task_kinds_not_mixins(tmp_path):
     for name in BUNDLED:
         recorded = json.loads((bundled_presets_dir() / name / "metadata.json").read_text())
         # The students were saved before AlbertCausalLM existed: the kinds known then.
-        known = written["tasks"] if name == "albert_tiny_en" else ["MaskedLM", "TextClassifier"]
+        known = written["tasks"] if name in ("albert_tiny_en", "albert_tiny_causal_en") else [
+            "MaskedLM", "TextClassifier"]
         assert recorded["tasks"] == known, name
