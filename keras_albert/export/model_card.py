@@ -33,6 +33,7 @@ PIPELINE_TAGS = {
     "AlbertMultipleChoice": "multiple-choice",
     "AlbertMaskedLM": "fill-mask",
     "AlbertPretrainer": "fill-mask",
+    "AlbertCausalLM": "text-generation",
     None: "feature-extraction",
 }
 TASK_WORDS = {
@@ -42,6 +43,7 @@ TASK_WORDS = {
     "AlbertMultipleChoice": "multiple choice (a score per choice)",
     "AlbertMaskedLM": "masked language modelling",
     "AlbertPretrainer": "pretraining heads (masked LM and sentence order)",
+    "AlbertCausalLM": "causal language modelling: it continues a prompt (`generate`)",
     None: "an encoder (sequence and pooled outputs), no task head",
 }
 LANGUAGE_NAMES = {"en": "English"}
@@ -209,6 +211,9 @@ def _usage(facts):
         code.append('scores = model.predict(["A text to classify."])')
         if facts.label_names:
             code.append("model.label_names[scores.argmax(-1)[0]]")
+    if facts.task_class == "AlbertCausalLM":
+        code += ['model.compile(sampler="top_p")  # or "greedy", "top_k", "random"',
+                 'model.generate(["It was a fine morning and"], max_length=48)']
     if facts.task_class == "AlbertTokenClassifier":
         code.append('ids = model.predict_word_labels([["Anne", "walked", "home"]])  # -1: truncated')
         if facts.label_names:
@@ -219,6 +224,7 @@ def _usage(facts):
             "AlbertQuestionAnswerer": 'question=tf.constant(["Who?"]), context=tf.constant(["Anne did."])',
             "AlbertMultipleChoice": ('context=tf.constant(["..."]), question=tf.constant(["..."]), '
                                      'choices=tf.constant([["a", "b"]])'),
+            "AlbertCausalLM": 'prompt=tf.constant(["It was a fine morning and"])',
         }.get(facts.task_class, 'text=tf.constant(["A text to classify."])')
         load = [download] if download else ['path = "path/to/this/directory"']
         lines += ["", "Serving without Keras, raw strings in:", "", "```python",
@@ -273,6 +279,9 @@ def _uses(facts):
         use = f"Finding the answer span to a question in a given {language}context{like}."
     elif task == "AlbertMultipleChoice":
         use = f"Scoring given answers to a question about a {language}context{like}."
+    elif task == "AlbertCausalLM":
+        use = (f"Continuing {language}prompts in the style of its training text; a starting point to "
+               "train further (`python -m keras_albert pretrain --objective=causal_lm --init_preset ...`).")
     else:
         use = (f"A starting point: fine-tune it on a labelled {language}task (`python -m keras_albert "
                "finetune`) or use its sequence and pooled outputs as features. It is not a classifier "
@@ -280,7 +289,9 @@ def _uses(facts):
     intended = ["## Intended uses", "", use,
                 "Meant for research, teaching and prototypes, read together with the evaluation and "
                 "limitations below."]
-    out = ["Generating text: ALBERT is an encoder, it writes nothing.",
+    writes = ("Facts or advice: it continues text with what its training text made likely, true or not."
+              if task == "AlbertCausalLM" else "Generating text: ALBERT is an encoder, it writes nothing.")
+    out = [writes,
            f"Text unlike its training data (other {'languages, ' if facts.language else ''}domains, "
            "periods or registers) without first measuring it there.",
            "Decisions about people (hiring, credit, health, legal, moderation of individuals) "

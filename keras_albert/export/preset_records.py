@@ -206,7 +206,8 @@ def _pretraining(record):
         Result(f"pretraining {name}", value, corpus, "held out of pretraining", "heldout-corpus", where,
                task="text-generation" if causal else "fill-mask")
         for name, value in (data.get("heldout") or {}).items()
-        if isinstance(value, (int, float)) and not isinstance(value, bool)
+        # "tokens" is how many were scored, a count rather than a result.
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and name != "tokens"
     ]
     return sentences, results
 

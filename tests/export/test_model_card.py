@@ -72,6 +72,17 @@ def test_regressor_token_classifier_and_encoder_tasks():
     assert front_matter(encoder)["pipeline_tag"] == "feature-extraction"
     assert 'tf.saved_model.load(f"{path}/tfhub/encoder")' in encoder
     assert "keras_albert.AlbertBackbone.from_preset" in encoder
+    assert "it writes nothing" in encoder
+
+
+def test_a_causal_lm_card_says_it_generates():
+    card = render_model_card(_facts(task_class="AlbertCausalLM", files={"serving/": "SavedModel"}))
+    assert front_matter(card)["pipeline_tag"] == "text-generation"
+    assert "Task: causal language modelling" in card and "model.generate([" in card
+    assert "serve(prompt=tf.constant([" in card and "Continuing English prompts" in card
+    # The encoder's out-of-scope line would be false here; the generator's is said instead.
+    assert "it writes nothing" not in card and "true or not" in card
+    assert "It is not a classifier by itself" not in card
 
 
 OLD_RECORD = {
