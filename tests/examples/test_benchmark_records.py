@@ -18,7 +18,6 @@ FIELDS = ("command", "date", "machine", "threads", "versions")
 # Files written before benchmarks/recording.py recorded every field, each
 # with the fields it lacks; a rerun records them all (then drop its entry).
 RECORDED_BEFORE_THE_FIELDS = {
-    "keras_hub_albert_tests.json": {"date", "machine", "threads", "versions"},
     "long_document_quality.json": {"threads", "versions"},
     "long_document_quality_8192.json": {"threads", "versions"},
     "long_document_quality_cls_pooling.json": {"threads", "versions"},
