@@ -9,9 +9,9 @@ trained with that seed (`pretrain --seed`) and its GPT-2 trained here with
 `--seed`. The runs must have scored the same things (the same held-out
 windows and cloze passages, by their fingerprints) with the same settings
 but the preset, the seed and the output; they must differ in seed. The
-n-gram model does not depend on a seed: its rows must agree, and it is
-reported once. Written per neural model: perplexity and cloze accuracy as
-mean and sample standard deviation over the runs, and each run's figures.
+n-gram model depends on the seed only through the carve-out its discount
+is chosen on. Written per model: perplexity and cloze accuracy as mean and
+sample standard deviation over the runs, and each run's figures.
 
 causal_quality.py stays the tool for one run: it trains GPT-2 and scores
 three models in one process, minutes on a GPU; this one only reads.
@@ -27,7 +27,7 @@ from recording import write_result
 
 # Settings that may differ between the seeds' runs.
 PER_RUN = {"preset", "seed", "gpt2_output", "gpt2_preset"}
-NEURAL = ("albert", "gpt2")
+MODELS = ("albert", "gpt2", "kneser_ney")
 
 
 def read_run(path):
@@ -66,23 +66,20 @@ def mean_sd(values):
 
 def summarize(runs, seeds):
     models = {}
-    for name in NEURAL:
+    for name in MODELS:
         rows = [run["models"].get(name) for run in runs]
-        if any(row is None for row in rows):
+        if all(row is None for row in rows):
             continue
+        if any(row is None for row in rows):
+            raise ValueError(f"only some runs scored {name}: every seed must score the same models")
         models[name] = {
             "perplexity": mean_sd([row["perplexity"] for row in rows]),
             "cloze_accuracy": mean_sd([row["cloze"]["accuracy"] for row in rows]),
             "runs": [{"seed": seed, "perplexity": row["perplexity"], "cloze_accuracy": row["cloze"]["accuracy"],
+                      **({"discount": row["discount"]} if "discount" in row else {}),
                       "preset": row.get("preset") or row.get("training", {}).get("preset")}
                      for seed, row in zip(seeds, rows)],
         }
-    kneser_ney = [run["models"].get("kneser_ney") for run in runs if "kneser_ney" in run["models"]]
-    if kneser_ney:
-        if len({(row["perplexity"], row["cloze"]["correct"]) for row in kneser_ney}) != 1:
-            raise ValueError("the runs' Kneser-Ney rows differ: they counted other text")
-        models["kneser_ney"] = {"perplexity": kneser_ney[0]["perplexity"],
-                                "cloze_accuracy": kneser_ney[0]["cloze"]["accuracy"]}
     return models
 
 
@@ -102,7 +99,7 @@ def main(argv=None):
     write_result(args.output, {"seeds": seeds, "inputs": args.runs, "perplexity_eval": runs[0]["perplexity_eval"],
                                "cloze_passages": runs[0]["cloze"]["passages"], "models": models})
     for name, row in models.items():
-        if name in NEURAL:
+        if row["perplexity"]["sd"] is not None:
             print(f"{name:>10}: perplexity {row['perplexity']['mean']:.2f} +- {row['perplexity']['sd']:.2f}, "
                   f"cloze {row['cloze_accuracy']['mean']:.3f} +- {row['cloze_accuracy']['sd']:.3f} "
                   f"over seeds {seeds}")
