@@ -20,9 +20,9 @@ three models in one process, minutes on a GPU; this one only reads.
 import argparse
 import json
 import pathlib
-import statistics
 import sys
 
+from recording import mean_sd
 from recording import write_result
 
 # Settings that may differ between the seeds' runs.
@@ -59,11 +59,6 @@ def check_comparable(paths, runs):
     return seeds
 
 
-def mean_sd(values):
-    return {"mean": round(statistics.fmean(values), 4),
-            "sd": round(statistics.stdev(values), 4) if len(values) > 1 else None, "n": len(values)}
-
-
 def summarize(runs, seeds):
     models = {}
     for name in MODELS:
@@ -73,8 +68,8 @@ def summarize(runs, seeds):
         if any(row is None for row in rows):
             raise ValueError(f"only some runs scored {name}: every seed must score the same models")
         models[name] = {
-            "perplexity": mean_sd([row["perplexity"] for row in rows]),
-            "cloze_accuracy": mean_sd([row["cloze"]["accuracy"] for row in rows]),
+            "perplexity": mean_sd([row["perplexity"] for row in rows], count_key="n"),
+            "cloze_accuracy": mean_sd([row["cloze"]["accuracy"] for row in rows], count_key="n"),
             "runs": [{"seed": seed, "perplexity": row["perplexity"], "cloze_accuracy": row["cloze"]["accuracy"],
                       **({"discount": row["discount"]} if "discount" in row else {}),
                       "preset": row.get("preset") or row.get("training", {}).get("preset")}

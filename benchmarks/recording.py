@@ -114,6 +114,15 @@ def spread(values):
     }
 
 
+def mean_sd(values, count_key="seeds"):
+    """Mean and sample standard deviation (None for one value), rounded to
+    4 places, with how many values under `count_key`: a figure over seeds."""
+    values = [float(v) for v in values]
+    return {"mean": round(statistics.fmean(values), 4),
+            "sd": round(statistics.stdev(values), 4) if len(values) > 1 else None,
+            count_key: len(values)}
+
+
 def show(values, scale=1.0, digits=1):
     """'median [min-max]' of `values` times `scale`."""
     s = spread(values)

@@ -39,7 +39,6 @@ import argparse
 import json
 import os
 import pathlib
-import statistics
 import sys
 import time
 
@@ -58,6 +57,7 @@ from keras_albert.pipelines.classifier_fine_tuning import carve_validation  # no
 from keras_albert.pipelines.classifier_fine_tuning import warm_start_head  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recording import mean_sd  # noqa: E402
 from recording import write_result  # noqa: E402
 from transfer_tasks import BUILT_TASKS_DIR  # noqa: E402
 from transfer_tasks import TASK_NAMES  # noqa: E402
@@ -156,13 +156,6 @@ def run_row(name, preset, task, recipe, seed):
            for key, value in row.items()}
     row["seconds"] = round(time.time() - started, 1)
     return row
-
-
-def mean_sd(values):
-    values = [float(v) for v in values]
-    return {"mean": round(statistics.fmean(values), 4),
-            "sd": round(statistics.stdev(values), 4) if len(values) > 1 else None,
-            "seeds": len(values)}
 
 
 def summarize(task_entry):
