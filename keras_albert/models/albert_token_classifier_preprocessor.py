@@ -1,5 +1,6 @@
 """Words (and per-word labels) -> ALBERT inputs with sub-word aligned labels."""
 
+import importlib
 import re
 
 import keras
@@ -100,9 +101,12 @@ def word_label_dataset(words, labels=None, batch_size=32):
     """A batched `tf.data.Dataset` of ragged word lists (and word labels).
 
     Python lists of word lists of different lengths cannot become a dense
-    array, so `fit`/`predict` are fed through this.
+    array, so `fit`/`predict` are fed through this. Without TensorFlow, a
+    grain dataset of the same batches as Python lists, which the
+    preprocessor's Python path packs (keras-hub's tasks take grain there).
     """
-    tf = require_tensorflow("AlbertTokenClassifierPreprocessor (tf.ragged preprocessing)", backend_too=False)
+    if tf is None:
+        return _grain_word_batches(words, labels, batch_size)
     features = tf.data.Dataset.from_tensor_slices(
         tf.ragged.constant([list(words_) for words_ in words], dtype=tf.string)
     )
@@ -112,6 +116,30 @@ def word_label_dataset(words, labels=None, batch_size=32):
         )
         features = tf.data.Dataset.zip((features, targets))
     return features.ragged_batch(batch_size)
+
+
+def _grain_word_batches(words, labels, batch_size):
+    try:
+        grain = importlib.import_module("grain")
+    except ImportError as error:
+        raise ImportError(
+            "`word_label_dataset` without TensorFlow needs grain: pip install grain "
+            "(or tensorflow tensorflow-text)."
+        ) from error
+    words = [list(row) for row in words]
+    labels = None if labels is None else [list(row) for row in labels]
+    if labels is not None and len(labels) != len(words):
+        raise ValueError(
+            f"`labels` holds {len(labels)} rows for {len(words)} word lists; one row of labels per word list."
+        )
+    batches = []
+    for start in range(0, len(words), batch_size):
+        # A 1-tuple: keras-hub unpacks a bare list as (x, y, sample_weight).
+        batch = (words[start:start + batch_size],)
+        if labels is not None:
+            batch += (labels[start:start + batch_size],)
+        batches.append(batch)
+    return grain.MapDataset.source(batches)
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
