@@ -70,7 +70,7 @@ def define_flags(flag_values):
                          "instances held for shuffling (cover the data if it fits in memory)", flag_values=fv)
     flags.DEFINE_integer("log_every", defaults.log_every, "steps between progress lines", flag_values=fv)
     flags.DEFINE_string("data_dir", defaults.data_dir,
-                        "where the TFRecords are written or reused (default OUTPUT/data)", flag_values=fv)
+                        "where the instances (TFRecords on TensorFlow, .npz elsewhere) are written or reused (default OUTPUT/data)", flag_values=fv)
     define_boolean("jit_compile", defaults.jit_compile, "XLA (faster on CPU too)", fv)
     flags.DEFINE_enum("strategy", defaults.strategy, STRATEGY_NAMES, "tf.distribute strategy", flag_values=fv)
     flags.DEFINE_integer("seed", defaults.seed, "random seed (data, weights, shuffling)", flag_values=fv)
@@ -87,7 +87,7 @@ def check_inputs(flag_values):
 
 
 def run(flag_values):
-    # Imports TensorFlow: here rather than at the top so `--help` is fast.
+    # Imports Keras and its backend: here rather than at the top so `--help` is fast.
     from keras_albert.pipelines.distillation import run_distillation
 
     return run_distillation(settings_from(flag_values))

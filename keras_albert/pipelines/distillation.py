@@ -7,9 +7,16 @@ outputs (feature-map transfer), attention maps (attention transfer) and
 masked-LM predictions mixed with the true tokens (pre-training
 distillation), optionally layer by layer first (`steps_per_stage`). The
 student preset (MLM head, tokenizer, preprocessor) is written atomically to
-OUTPUT/preset, with OUTPUT/metrics.json and TensorBoard logs in OUTPUT/logs.
+OUTPUT/preset, with OUTPUT/metrics.json and TensorBoard logs in OUTPUT/logs
+(where TensorFlow, whose summary writer they need, is installed).
+
+Runs on every backend, as `run_pretraining` does: TFRecords, tf.data and a
+tf.distribute strategy on TensorFlow; a NumPy instance file
+(OUTPUT/data/*.npz) and one device or `keras.distribution` on JAX and
+PyTorch.
 """
 
+import contextlib
 import json
 import math
 import pathlib
@@ -28,10 +35,13 @@ from keras_albert.models.albert_masked_lm import AlbertMaskedLM
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.pipelines.distillation_settings import DistillationSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.pretraining import expand_corpus
+from keras_albert.pipelines.pretraining_inputs import uses_tfrecords
 from keras_albert.training.optimizers import warmup_decay_optimizer
 from keras_albert.training.optimizers import warmup_steps_for
 from keras_albert.training.scope import STRATEGY_NAMES
-from keras_albert.training.strategy import resolve_strategy
+from keras_albert.training.scope import check_strategy_for_backend
+from keras_albert.training.scope import resolve_training
+from keras_albert.utils.backend import tensorflow_available
 
 
 def _layer_map(layer_map):
@@ -59,6 +69,7 @@ def check_distillation_settings(settings):
     layer map)`."""
     if settings.strategy not in STRATEGY_NAMES:
         raise ValueError(f"`--strategy` must be one of {STRATEGY_NAMES}. Received: {settings.strategy!r}")
+    check_strategy_for_backend(settings.strategy)
     for name in ("batch_size", "sequence_length", "max_predictions_per_seq",
                  "dupe_factor", "log_every", "shuffle_buffer_size"):
         if getattr(settings, name) < 1:
@@ -119,6 +130,11 @@ def _optimizer(settings, steps):
     return warmup_decay_optimizer(settings.learning_rate, steps, min(warmup, steps), global_clipnorm=1.0)
 
 
+def _scope(strategy):
+    # No strategy off TensorFlow: Keras places the step itself there.
+    return strategy.scope() if strategy is not None else contextlib.nullcontext()
+
+
 def run_distillation(settings):
     """Distills a student; returns the results dict it writes to
     OUTPUT/metrics.json (`preset`, `stages`, parameter counts, ...)."""
@@ -128,8 +144,8 @@ def run_distillation(settings):
     keras.utils.set_random_seed(settings.seed)
     print(f"Loading the teacher {settings.teacher!r}", flush=True)
     tokenizer = AlbertTokenizer.from_preset(settings.teacher)
-    strategy = resolve_strategy(settings.strategy)
-    with strategy.scope():
+    _, strategy = resolve_training(settings.strategy)
+    with _scope(strategy):
         teacher = AlbertMaskedLM.from_preset(settings.teacher)
         if settings.sequence_length > teacher.backbone.max_sequence_length:
             raise ValueError(
@@ -144,8 +160,9 @@ def run_distillation(settings):
           f"{student.backbone.count_params():,}; layer map {distiller.layer_map}", flush=True)
     output.mkdir(parents=True, exist_ok=True)
     data_dir = pathlib.Path(settings.data_dir) if settings.data_dir else output / "data"
+    suffix = ".tfrecord" if uses_tfrecords() else ".npz"
     data = data_dir / (f"train-seq{settings.sequence_length}-pred{settings.max_predictions_per_seq}"
-                       f"-dupe{settings.dupe_factor}-seed{settings.seed}.tfrecord")
+                       f"-dupe{settings.dupe_factor}-seed{settings.seed}{suffix}")
     data_dir.mkdir(parents=True, exist_ok=True)
     print(f"Data: masked-LM instances from {len(corpus)} corpus file(s) in {data}", flush=True)
     count = write_distillation_records(
@@ -153,15 +170,18 @@ def run_distillation(settings):
         max_predictions_per_seq=settings.max_predictions_per_seq,
         dupe_factor=settings.dupe_factor, seed=settings.seed)
     print(f"Data: {'reused ' if count is None else f'{count} instances in '}{data}", flush=True)
-    per_replica = settings.batch_size // strategy.num_replicas_in_sync
+    per_replica = settings.batch_size // (strategy.num_replicas_in_sync if strategy else 1)
     dataset = distillation_dataset(str(data), per_replica, seed=settings.seed,
                                    shuffle_buffer_size=settings.shuffle_buffer_size)
     stages = [(s, settings.steps_per_stage) for s in range(distiller.num_stages)] if settings.steps_per_stage else []
     stages += [(None, settings.train_steps)] if settings.train_steps else []
     logs_dir = output / "logs" if settings.tensorboard else None
+    if logs_dir is not None and not tensorflow_available():
+        print("TensorBoard logs: not written (TensorFlow's summary writer is not installed)", flush=True)
+        logs_dir = None
     histories = []
     started = time.time()
-    with strategy.scope():
+    with _scope(strategy):
         for stage, steps in stages:
             history = _fit_stage(
                 distiller, dataset, stage, steps, settings, _optimizer(settings, steps), logs_dir)

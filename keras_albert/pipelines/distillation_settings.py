@@ -55,7 +55,8 @@ class DistillationSettings:
     shuffle_buffer_size: int = 50000
     # Steps between progress lines (and TensorBoard points).
     log_every: int = 100
-    # Where the TFRecords are written or reused (default OUTPUT/data).
+    # Where the instances are written or reused (default OUTPUT/data):
+    # TFRecords on TensorFlow, a NumPy .npz file on JAX and PyTorch.
     data_dir: str = None
     jit_compile: bool = True
     strategy: str = "auto"

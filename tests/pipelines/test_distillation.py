@@ -1,4 +1,10 @@
-"""`run_distillation(DistillationSettings(...))` called from Python."""
+"""`run_distillation(DistillationSettings(...))` called from Python.
+
+Runs on every backend, TensorFlow installed or not (TFRecords on
+TensorFlow, NumPy instances elsewhere; TensorBoard logs where TensorFlow's
+summary writer is installed, a note where it is not):
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/pipelines/test_distillation.py
+"""
 
 import dataclasses
 
@@ -7,6 +13,8 @@ import pytest
 import keras_albert
 from keras_albert.pipelines import DistillationSettings
 from keras_albert.pipelines import run_distillation
+from keras_albert.pipelines.pretraining_inputs import uses_tfrecords
+from keras_albert.utils.backend import tensorflow_available
 from tests.conftest import synthetic_sentences
 
 STUDENT = {"num_layers": 1, "num_heads": 2, "embedding_dim": 4, "hidden_dim": 8, "intermediate_dim": 8}
@@ -32,14 +40,21 @@ def settings(tmp_path_factory, sentencepiece_proto):
 
 
 @pytest.mark.large
-def test_run_distillation_with_python_values_and_tensorboard_logs(settings, tmp_path):
+def test_run_distillation_with_python_values_and_tensorboard_logs(settings, tmp_path, capsys):
     output = tmp_path / "run"
     # A dict student config and a dict layer map: no JSON strings needed.
     results = run_distillation(dataclasses.replace(settings, output=str(output), layer_map={0: 1}))
     assert [list(pair) for pair in results["layer_map"]] == [[0, 1]] and [s["stage"] for s in results["stages"]] == [None]
     student = keras_albert.AlbertBackbone.from_preset(results["preset"])
     assert student.hidden_dim == 8
-    assert sorted((output / "logs" / "final").rglob("events.out.tfevents.*"))
+    # The instances in the format this backend reads.
+    (data,) = (output / "data").iterdir()
+    assert data.suffix == (".tfrecord" if uses_tfrecords() else ".npz")
+    if tensorflow_available():
+        assert sorted((output / "logs" / "final").rglob("events.out.tfevents.*"))
+    else:
+        assert "TensorBoard logs: not written" in capsys.readouterr().out
+        assert not (output / "logs").exists()
 
 
 @pytest.mark.large
