@@ -156,8 +156,10 @@ def pooled_features(classifier, texts, batch_size, training=False):
     # `predict` always runs with dropout off, so batches go by hand.
     inputs = {name: np.asarray(value) for name, value in inputs.items()}
     count = len(inputs["token_ids"])
+    # convert_to_numpy: a PyTorch output requires grad, which np.asarray refuses.
     return np.concatenate([
-        np.asarray(features({k: v[start:start + batch_size] for k, v in inputs.items()}, training=True), "float64")
+        np.asarray(keras.ops.convert_to_numpy(
+            features({k: v[start:start + batch_size] for k, v in inputs.items()}, training=True)), "float64")
         for start in range(0, count, batch_size)
     ])
 
