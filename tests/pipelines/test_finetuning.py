@@ -1,11 +1,22 @@
-"""`run_finetuning(FinetuneSettings(...))` called from Python, no command line."""
+"""`run_finetuning(FinetuneSettings(...))` called from Python, no command line.
+
+Runs on every backend, TensorFlow installed or not; the serving SavedModel
+and the TensorBoard logs (TensorFlow's) are read in a TensorFlow process
+whatever the backend, skipped only where TensorFlow is absent:
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/pipelines/test_finetuning.py
+"""
 
 import dataclasses
 import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
 
+import keras
 import numpy as np
 import pytest
-import tensorflow as tf
 
 import keras_albert
 from keras_albert.pipelines import FINETUNING_TASKS
@@ -13,6 +24,7 @@ from keras_albert.pipelines import FinetuneSettings
 from keras_albert.pipelines import finetuning
 from keras_albert.pipelines import make_task
 from keras_albert.pipelines import run_finetuning
+from keras_albert.utils.backend import tensorflow_available
 from tests.conftest import _WORDS
 
 
@@ -28,36 +40,40 @@ def preset(tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
     return str(path)
 
 
-@pytest.fixture
-def settings(preset, tmp_path):
+def _settings(preset, directory):
+    """Sixteen labelled rows in `directory`/train.tsv; output in `directory`/out."""
     rng = np.random.default_rng(0)
     rows = ["text\tlabel"] + [
         f"{' '.join(rng.choice(_WORDS, 3))} {animal}\t{label}"
         for animal, label in [("cat", "pet"), ("fish", "wild")] * 8
     ]
-    (tmp_path / "train.tsv").write_text("\n".join(rows) + "\n")
+    (directory / "train.tsv").write_text("\n".join(rows) + "\n")
     return FinetuneSettings(
-        preset=preset, task="classification", train=str(tmp_path / "train.tsv"),
-        eval=str(tmp_path / "train.tsv"), output=str(tmp_path / "out"), epochs=1,
+        preset=preset, task="classification", train=str(directory / "train.tsv"),
+        eval=str(directory / "train.tsv"), output=str(directory / "out"), epochs=1,
         batch_size=8, sequence_length=16, learning_rate=1e-3,
     )
 
 
-def _event_files(directory):
-    return sorted(p for p in directory.rglob("events.out.tfevents.*"))
+@pytest.fixture
+def settings(preset, tmp_path):
+    return _settings(preset, tmp_path)
 
 
-def _scalar_steps(directory, tag):
-    """The steps at which `tag` was written in `directory`'s event files."""
-    steps = set()
-    for path in _event_files(directory):
-        for event in tf.compat.v1.train.summary_iterator(str(path)):
-            steps |= {event.step for value in event.summary.value if value.tag == tag}
-    return sorted(steps)
+def _written_here(logs=True):
+    """What a run in this process leaves in OUTPUT: the serving SavedModel
+    on TensorFlow only (the export traces the model there), the logs where
+    TensorFlow's summary writer is installed."""
+    contents = set(finetuning.OUTPUT_CONTENTS)
+    if keras.config.backend() != "tensorflow":
+        contents.discard("serving/")
+    if not (logs and tensorflow_available()):
+        contents.discard("logs/")
+    return contents
 
 
 @pytest.mark.large
-def test_run_finetuning_returns_metrics_and_writes_tensorboard_logs(settings, tmp_path):
+def test_run_finetuning_returns_metrics_and_writes_its_outputs(settings, tmp_path, capsys):
     metrics = run_finetuning(settings)
     output = tmp_path / "out"
     assert metrics == json.loads((output / "metrics.json").read_text())
@@ -71,15 +87,75 @@ def test_run_finetuning_returns_metrics_and_writes_tensorboard_logs(settings, tm
     # The names travel with the model: its preset and its serving outputs.
     task = json.loads((output / "preset" / "task.json").read_text())
     assert task["config"]["label_names"] == ["pet", "wild"]
+    classifier = keras_albert.AlbertClassifier.from_preset(str(output / "preset"))
+    assert classifier.label_names == ["pet", "wild"]
+    # Nothing but the documented outputs: the kept weights never reach a file.
+    assert {p.name + "/" * p.is_dir() for p in output.iterdir()} == _written_here()
+    printed = capsys.readouterr().out
+    if "serving/" not in _written_here():
+        assert "Serving SavedModel: not written (export needs KERAS_BACKEND=tensorflow)" in printed
+    if "logs/" not in _written_here():
+        assert "TensorBoard logs: not written" in printed
+
+
+_TENSORFLOW_RUN = textwrap.dedent(
+    """
+    import json
+    import pathlib
+    import sys
+
+    import tensorflow as tf
+
+    from keras_albert.pipelines import run_finetuning
+    from tests.pipelines.test_finetuning import _settings
+
+    settings = _settings(sys.argv[1], pathlib.Path(sys.argv[2]))
+    run_finetuning(settings)
+    output = pathlib.Path(settings.output)
     serve = tf.saved_model.load(str(output / "serving")).signatures["serving_default"]
-    assert set(serve(text=tf.constant(["a cat", "a fish"]))["labels"].numpy()) <= {b"pet", b"wild"}
+    labels = serve(text=tf.constant(["a cat", "a fish"]))["labels"].numpy()
+
+    def scalar_steps(directory, tag):
+        # The steps at which `tag` was written in `directory`'s event files.
+        steps = set()
+        for path in sorted(directory.rglob("events.out.tfevents.*")):
+            for event in tf.compat.v1.train.summary_iterator(str(path)):
+                steps |= {event.step for value in event.summary.value if value.tag == tag}
+        return sorted(steps)
+
+    print(json.dumps(dict(
+        labels=[label.decode() for label in labels],
+        train_loss=scalar_steps(output / "logs" / "train", "epoch_loss"),
+        eval_accuracy=scalar_steps(output / "logs" / "eval", "epoch_accuracy"),
+        validation_accuracy=scalar_steps(output / "logs" / "validation", "epoch_accuracy"),
+        contents=sorted(p.name + "/" * p.is_dir() for p in output.iterdir()),
+    )))
+    """
+)
+
+
+@pytest.mark.large
+def test_on_tensorflow_the_run_serves_named_labels_and_logs_every_epoch(preset, tmp_path):
+    # The serving SavedModel and TensorBoard's event files are TensorFlow's:
+    # checked in a TensorFlow process whatever this run's backend.
+    pytest.importorskip("tensorflow", reason="SavedModel and TensorBoard logs are TensorFlow's")
+    root = pathlib.Path(__file__).resolve().parents[2]
+    env = dict(os.environ, KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="3")
+    env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")])
+    result = subprocess.run(
+        [sys.executable, "-c", _TENSORFLOW_RUN, preset, str(tmp_path)],
+        capture_output=True, text=True, timeout=600, env=env, cwd=root,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    # The names travel with the model into its serving outputs.
+    assert seen["labels"] and set(seen["labels"]) <= {"pet", "wild"}
     # Keras's training logs and the per-epoch scores, the fitted head (epoch
     # 0) included: loss from epoch 1, the splits' scores from epoch 0.
-    assert _scalar_steps(output / "logs" / "train", "epoch_loss") == [1]
-    assert _scalar_steps(output / "logs" / "eval", "epoch_accuracy") == [0, 1]
-    assert _scalar_steps(output / "logs" / "validation", "epoch_accuracy") == [0, 1]
-    # Nothing but the documented outputs: the kept weights never reach a file.
-    assert {p.name + "/" * p.is_dir() for p in output.iterdir()} == set(finetuning.OUTPUT_CONTENTS)
+    assert seen["train_loss"] == [1]
+    assert seen["eval_accuracy"] == [0, 1]
+    assert seen["validation_accuracy"] == [0, 1]
+    assert set(seen["contents"]) == set(finetuning.OUTPUT_CONTENTS)
 
 
 def test_a_weights_file_an_earlier_version_wrote_is_removed_and_a_users_is_kept(tmp_path):
@@ -103,7 +179,7 @@ def test_a_run_without_tensorboard_or_validation_writes_no_logs_and_prints_which
     run_finetuning(dataclasses.replace(settings, tensorboard=False, validation_fraction=0.0))
     output = tmp_path / "out"
     assert not (output / "logs").exists()
-    assert {p.name + "/" * p.is_dir() for p in output.iterdir()} == set(finetuning.OUTPUT_CONTENTS) - {"logs/"}
+    assert {p.name + "/" * p.is_dir() for p in output.iterdir()} == _written_here(logs=False)
     printed = capsys.readouterr().out
     # Keras counts the run's epochs; each score line names its split.
     assert "Epoch 1/1" not in printed and "Epoch 2/" not in printed
