@@ -9,12 +9,14 @@ a dataset's class labels are asserted as its batches arrive.
 """
 
 import contextlib
+import functools
 import re
 
 import keras
 import numpy as np
 
 from keras_albert.utils.backend import is_batch_stream
+from keras_albert.utils.backend import is_tf_dataset
 from keras_albert.utils.backend import is_tf_tensor
 from keras_albert.utils.backend import optional_tensorflow
 
@@ -448,9 +450,10 @@ def keras_tensor_like(x):
     return any(type(leaf).__name__ == "KerasTensor" for leaf in leaves)
 
 
-# === Labels in a tf.data.Dataset: checked as batches arrive ===
+# === Labels in a dataset (tf.data or grain): checked as batches arrive ===
 # A dataset's values are unknown until it runs, so the check rides in a
-# dataset map; the assert's message is raised again as a ValueError.
+# dataset map: a tf.data assert, whose message is raised again as a
+# ValueError, or a NumPy check on grain's batches, which raises it directly.
 
 LABEL_CHECK_TAG = "[keras_albert label check]"
 
@@ -463,10 +466,23 @@ def uses_sparse_labels(model):
     return loss in ("sparse_categorical_crossentropy", keras.losses.sparse_categorical_crossentropy)
 
 
+_ARGMAX_FIXES = {
+    False: "`y.argmax(-1)`",
+    "tf.data": "`dataset.map(lambda x, y: (x, tf.argmax(y, -1)))`",
+    "grain": "`dataset.map(lambda batch: (batch[0], batch[1].argmax(-1), *batch[2:]))`",
+}
+
+
 def check_not_one_hot(shape, num_classes, in_dataset=False):
-    """Class-id labels are [batch] (or [batch, 1]); [batch, num_classes] is one-hot."""
+    """Class-id labels are [batch] (or [batch, 1]); [batch, num_classes] is one-hot.
+
+    `in_dataset`: False for in-memory labels, else the kind of dataset they
+    come in ("tf.data" or "grain"; True means "tf.data"), which words the fix.
+    """
     if len(shape) >= 2 and shape[-1] not in (None, 1):
-        where, fix = ("`y` in the dataset", "`dataset.map(lambda x, y: (x, tf.argmax(y, -1)))`") if in_dataset else ("`y`", "`y.argmax(-1)`")
+        in_dataset = "tf.data" if in_dataset is True else in_dataset
+        where = "`y` in the dataset" if in_dataset else "`y`"
+        fix = _ARGMAX_FIXES[in_dataset]
         raise ValueError(
             f"{where} has shape {tuple(shape)}: one-hot or per-class targets, but "
             f"this classifier's loss takes integer class ids in [0, {num_classes}), "
@@ -475,28 +491,40 @@ def check_not_one_hot(shape, num_classes, in_dataset=False):
         )
 
 
-def with_label_checks(dataset, num_classes, name="y"):
-    """`dataset` with each batch's class-id labels asserted in [0, num_classes).
+def _strings_message(num_classes, name):
+    return (
+        f"`{name}` in the dataset holds strings; this classifier takes integer "
+        f"class ids in [0, {num_classes}). Map each label to its index first."
+    )
 
-    Elements must be (x, y) or (x, y, sample_weight) with y a tensor; other
-    structures pass unchanged. One-hot labels are refused at once (the
-    spec shows them).
+
+def _outside_message(num_classes, name):
+    return (
+        f"`{name}` in the dataset holds labels outside the label set "
+        f"[0, {num_classes}); labels must be integer class ids 0..{num_classes - 1}."
+    )
+
+
+def with_label_checks(dataset, num_classes, name="y"):
+    """`dataset` (tf.data or grain) with each batch's class-id labels
+    checked in [0, num_classes).
+
+    Elements must be (x, y) or (x, y, sample_weight) with y a tensor (an
+    array in a grain dataset); other structures pass unchanged. One-hot
+    labels are refused at once in tf.data (the spec shows them), at the
+    first batch in grain.
     """
+    if not is_tf_dataset(dataset):
+        return dataset.map(functools.partial(_checked_batch, num_classes=num_classes, name=name))
     spec = dataset.element_spec
     if not isinstance(spec, tuple) or len(spec) < 2 or not isinstance(spec[1], tf.TensorSpec):
         return dataset
     y_spec = spec[1]
     if y_spec.dtype == tf.string:
-        raise ValueError(
-            f"`{name}` in the dataset holds strings; this classifier takes integer "
-            f"class ids in [0, {num_classes}). Map each label to its index first."
-        )
+        raise ValueError(_strings_message(num_classes, name))
     if y_spec.shape.rank is not None:
-        check_not_one_hot(y_spec.shape.as_list(), num_classes, in_dataset=True)
-    message = (
-        f"{LABEL_CHECK_TAG} `{name}` in the dataset holds labels outside the label set "
-        f"[0, {num_classes}); labels must be integer class ids 0..{num_classes - 1}."
-    )
+        check_not_one_hot(y_spec.shape.as_list(), num_classes, in_dataset="tf.data")
+    message = f"{LABEL_CHECK_TAG} {_outside_message(num_classes, name)}"
 
     def check(x, y, *rest):
         checks = [
@@ -509,6 +537,32 @@ def with_label_checks(dataset, num_classes, name="y"):
             return (x, tf.identity(y), *rest)
 
     return dataset.map(check)
+
+
+def _shown_labels(y, limit=20):
+    # As TensorFlow's assert shows them: "[-1 1]", not NumPy's aligned "[-1  1]".
+    values = y.reshape(-1).tolist()
+    return "[" + " ".join(map(str, values[:limit])) + (" ..." if len(values) > limit else "") + "]"
+
+
+def _checked_batch(batch, num_classes, name):
+    """A grain batch (NumPy arrays) whose labels are class ids, else a
+    ValueError worded as the tf.data check's."""
+    if not isinstance(batch, tuple) or len(batch) < 2 or not isinstance(batch[1], np.ndarray):
+        return batch
+    y = batch[1]
+    if y.dtype.kind in "USO":
+        raise ValueError(_strings_message(num_classes, name))
+    check_not_one_hot(y.shape, num_classes, in_dataset="grain")
+    bad = (y < 0) | (y >= num_classes)
+    if y.dtype.kind == "f":
+        bad |= y != np.round(y)  # NaN counts too
+    if bad.any():
+        raise ValueError(
+            f"{_outside_message(num_classes, name)} Received a batch with labels {_shown_labels(y)}."
+            " Batches before the bad one may already have updated the weights."
+        )
+    return batch
 
 
 @contextlib.contextmanager

@@ -21,6 +21,7 @@ from keras_albert.models.label_names import LabelNamesMixin
 from keras_albert.models.label_names import check_label_names
 from keras_albert.models.length_buckets import LengthBucketedMixin
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.backend import is_grain_dataset
 from keras_albert.utils.backend import is_tf_dataset
 from keras_albert.utils.validation import check_choice
 from keras_albert.utils.validation import check_positive_int
@@ -144,7 +145,7 @@ class AlbertClassifier(
             check_class_labels(y, self.num_classes)
 
     def _with_label_checks(self, x):
-        if is_tf_dataset(x) and not self.is_regression and uses_sparse_labels(self):
+        if (is_tf_dataset(x) or is_grain_dataset(x)) and not self.is_regression and uses_sparse_labels(self):
             return with_label_checks(x, self.num_classes)
         return x
 

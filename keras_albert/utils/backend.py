@@ -132,6 +132,11 @@ def is_batch_stream(value):
     keras = sys.modules.get("keras")
     if keras is not None and isinstance(value, keras.utils.PyDataset):
         return True
+    return is_grain_dataset(value)
+
+
+def is_grain_dataset(value):
+    """True for a grain `MapDataset` or `IterDataset`, without importing grain."""
     grain = sys.modules.get("grain")  # not imported: `value` cannot be one
     datasets = tuple(getattr(grain, name, None) for name in ("MapDataset", "IterDataset"))
     return grain is not None and None not in datasets and isinstance(value, datasets)
