@@ -1,13 +1,18 @@
 """AlbertPretrainer: masked-LM plus sentence-order (or next-sentence) heads."""
 
+import sys
+
 import keras
+import numpy as np
 from keras_hub.models import Task
 
 from keras_albert.layers.heads import AlbertSentenceOrderHead
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.preprocessor_inputs import int32_padding_mask
 from keras_albert.models.tied_masked_lm import masked_lm_inputs
 from keras_albert.models.tied_masked_lm import tied_masked_lm_head
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
+from keras_albert.utils.backend import is_tf_tensor
 from keras_albert.utils.validation import check_positive_int
 
 SENTENCE_TASKS = ("sop", "nsp", "none")
@@ -32,8 +37,9 @@ def pretraining_batch(features, sentence_task="sop", ones_like=None):
     `features` uses the TFRecord names of Google's release (as yielded by
     `keras_albert.data.pretraining_dataset`); the result is what
     `AlbertPretrainer.fit` consumes. Padded prediction slots carry weight 0.
-    `ones_like` makes the sentence task's unit weights (default
-    `keras.ops.ones_like`; `np.ones_like` keeps a NumPy pipeline in NumPy).
+    `ones_like` makes the sentence task's unit weights (by default of the
+    features' own kind: NumPy, a TF tensor in a tf.data map whatever the
+    Keras backend, else a backend tensor).
 
     Example:
     >>> dataset = pretraining_dataset("train-*.tfrecord", 32)  # doctest: +SKIP
@@ -52,7 +58,7 @@ def pretraining_batch(features, sentence_task="sop", ones_like=None):
         output = SENTENCE_OUTPUTS[sentence_task]
         y[output] = features["next_sentence_labels"][:, 0]
         # Explicit unit weights: Keras wants one weight structure per output.
-        sample_weight[output] = (ones_like or keras.ops.ones_like)(
+        sample_weight[output] = (ones_like or _ones_like)(
             features["masked_lm_weights"][:, 0]
         )
     return x, y, sample_weight
@@ -233,6 +239,16 @@ class AlbertPretrainer(PresetResolutionMixin, Task):
         return config
 
 
+def _ones_like(values):
+    # `keras.ops` makes the backend's tensors: on JAX or PyTorch those cannot
+    # enter a tf.data map's graph, which hands TF tensors.
+    if isinstance(values, np.ndarray):
+        return np.ones_like(values)
+    if is_tf_tensor(values):
+        return sys.modules["tensorflow"].ones_like(values)
+    return keras.ops.ones_like(values)
+
+
 def cosine_distance(y_true, y_pred):
     """1 - cosine similarity per example (both sides unit vectors)."""
     return 1.0 - keras.ops.sum(
@@ -254,9 +270,10 @@ def embedding_batch(packed, vectors):
         sample_weight = dict(sample_weight)
         x["embedding_token_ids"] = packed["token_ids"]
         x["embedding_segment_ids"] = packed["segment_ids"]
-        x["embedding_padding_mask"] = keras.ops.cast(packed["padding_mask"], "int32")
+        # Both of the inputs' own kind, so the map runs in tf.data on any backend.
+        x["embedding_padding_mask"] = int32_padding_mask(packed)["padding_mask"]
         y["sentence_embedding"] = vectors
-        sample_weight["sentence_embedding"] = keras.ops.ones_like(vectors[:, 0])
+        sample_weight["sentence_embedding"] = _ones_like(vectors[:, 0])
         return x, y, sample_weight
 
     return add
