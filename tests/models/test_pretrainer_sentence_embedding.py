@@ -1,16 +1,19 @@
-"""AlbertPretrainer's optional sentence-embedding head (sentence-level distillation)."""
+"""AlbertPretrainer's optional sentence-embedding head (sentence-level distillation).
+
+Runs on every backend, fed NumPy arrays of the instances:
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/models/test_pretrainer_sentence_embedding.py
+"""
 
 import keras
 import numpy as np
 import pytest
 
-import keras_albert
+from keras_albert.data.pretraining_batches import PretrainingBatches
 from keras_albert.models.albert_pretrainer import AlbertPretrainer
 from keras_albert.models.albert_pretrainer import cosine_distance
 from keras_albert.models.albert_pretrainer import embedding_batch
-from keras_albert.models.albert_pretrainer import pretraining_batch
 from tests.models.test_albert_pretrainer import _backbone
-from tests.models.test_albert_pretrainer import instance_file  # noqa: F401 (fixture)
+from tests.models.test_albert_pretrainer import instance_arrays  # noqa: F401 (fixture)
 
 
 def _teacher_vectors(count, dim=6, seed=0):
@@ -33,23 +36,27 @@ def test_cosine_distance():
 
 
 @pytest.mark.large
-def test_learns_teacher_vectors_with_mlm_and_sop(instance_file):  # noqa: F811
+def test_learns_teacher_vectors_with_mlm_and_sop(instance_arrays):  # noqa: F811
     pretrainer = AlbertPretrainer(_backbone(), sentence_embedding_dim=6)
     assert sorted(pretrainer.output) == ["mlm", "sentence_embedding", "sentence_order"]
     pretrainer.compile(optimizer=keras.optimizers.Adam(3e-3))
-    # The same 8 texts and vectors each step: the head must fit them.
+    # The same 8 texts and vectors each step: the head must fit them. 40
+    # shuffled batches of 8 instances, laid end to end and fed in order.
     packed, vectors = _packed(8), _teacher_vectors(8)
-    dataset = keras_albert.data.pretraining_dataset(instance_file, 8, seed=0).map(
-        pretraining_batch).map(embedding_batch(packed, vectors)).take(40)
+    add = embedding_batch(packed, vectors)
+    stream = PretrainingBatches(instance_arrays, 8, seed=0)
+    batches = [keras.tree.map_structure(keras.ops.convert_to_numpy, add(*stream.batch(i)))
+               for i in range(40)]
+    x, y, weights = keras.tree.map_structure(lambda *parts: np.concatenate(parts), *batches)
 
     def cosine():
-        outputs = pretrainer.predict_on_batch(next(iter(dataset))[0])
+        outputs = pretrainer.predict_on_batch(batches[0][0])
         norms = np.linalg.norm(outputs["sentence_embedding"], axis=1)
         np.testing.assert_allclose(norms, 1, rtol=1e-5)
         return (outputs["sentence_embedding"] * vectors).sum(1).mean()
 
     before = cosine()
-    history = pretrainer.fit(dataset, epochs=1, verbose=0)
+    history = pretrainer.fit(x, y, sample_weight=weights, batch_size=8, shuffle=False, epochs=1, verbose=0)
     assert before < 0.3 and cosine() > 0.6
     assert np.isfinite(history.history["mlm_loss"][-1])
 
