@@ -1,11 +1,17 @@
-"""`predict` over a generator of 100,000 texts keeps the process's memory flat."""
+"""`predict` over a stream of 100,000 texts keeps the process's memory flat.
+
+Runs on every backend, TensorFlow installed or not: the stream is a tf.data
+pipeline over a generator where TensorFlow is installed, a lazy grain
+dataset where it is not (what keras-hub's tasks take there):
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/hardening/test_predict_memory.py
+"""
 
 import keras
 import numpy as np
 import pytest
-import tensorflow as tf
 
 import keras_albert
+from keras_albert.utils.backend import tensorflow_available
 from tests.hardening.conftest import tiny_backbone
 
 TEXTS = 100_000
@@ -29,6 +35,35 @@ def short_texts():
         yield " ".join(rng.choice(WORDS, size=rng.integers(3, 12)))
 
 
+def text_at(index):
+    rng = np.random.default_rng([0, index])
+    return " ".join(rng.choice(WORDS, size=rng.integers(3, 12)))
+
+
+def tokenized_batches(preprocessor):
+    """The texts in batches of BATCH, tokenized as the stream goes, so
+    `predict` sees a stream of batches and never the whole corpus."""
+    if tensorflow_available():
+        import tensorflow as tf
+
+        return (
+            tf.data.Dataset.from_generator(short_texts, output_signature=tf.TensorSpec((), tf.string))
+            .batch(BATCH)
+            .map(preprocessor, num_parallel_calls=2)
+            .prefetch(2)
+        )
+    import grain
+
+    # Lazy: each text is made when its batch is read.
+    return (
+        grain.MapDataset.range(TEXTS)
+        .map(text_at)
+        .batch(BATCH, batch_fn=np.asarray)
+        .map(preprocessor)
+        .to_iter_dataset()
+    )
+
+
 class RssSampler(keras.callbacks.Callback):
     """Resident memory every `every` batches of `predict`."""
 
@@ -44,14 +79,8 @@ class RssSampler(keras.callbacks.Callback):
 @pytest.mark.large
 def test_predict_over_100k_texts_keeps_memory_flat(tokenizer):
     preprocessor = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
-    # Tokenized in the tf.data pipeline, so `predict` sees a stream of batches.
     classifier = keras_albert.AlbertClassifier(tiny_backbone(), num_classes=3)
-    dataset = (
-        tf.data.Dataset.from_generator(short_texts, output_signature=tf.TensorSpec((), tf.string))
-        .batch(BATCH)
-        .map(preprocessor, num_parallel_calls=2)
-        .prefetch(2)
-    )
+    dataset = tokenized_batches(preprocessor)
     classifier.compile()  # XLA predict step
     sampler = RssSampler(every=10_000 // BATCH)
     logits = classifier.predict(dataset, verbose=0, callbacks=[sampler])
