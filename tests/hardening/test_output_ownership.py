@@ -5,16 +5,18 @@ hold a config.json given as --dst, notes and a .git added to an earlier
 export and then the same command run again, a run directory that already
 holds the user's metrics.json. The tool replaces only files it wrote
 (listed in the directory's marker) and refuses, naming them, the rest.
+
+Runs on every backend, TensorFlow installed or not; the export and
+publishing cases (TensorFlow's) are in test_export_output_ownership.py:
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/hardening/test_output_ownership.py
 """
 
-import fnmatch
 import json
 import os
 
 import pytest
 
 from keras_albert.cli.main import main
-from keras_albert.export import hub_upload
 from keras_albert.utils import atomic_directory as atomic
 from tests.hardening.conftest import assert_names
 
@@ -58,43 +60,6 @@ def test_convert_to_hf_again_keeps_what_the_user_added(classifier_preset, tmp_pa
     assert (dst / "README.md").read_text() == "my model card"
     assert (dst / ".git" / "HEAD").exists()
     assert (dst / "model.safetensors").exists()
-
-
-@pytest.mark.large
-@pytest.mark.entry_point("outputs")
-def test_export_saved_model_again_keeps_what_the_user_added(classifier_preset, tmp_path, capsys):
-    out = tmp_path / "serving"
-    argv = ["export", f"--preset={classifier_preset}", "--format=saved_model", f"--output={out}"]
-    assert main(argv) == 0, capsys.readouterr().err
-    (out / "assets.extra").mkdir()
-    (out / "assets.extra" / "tf_serving_warmup_requests").write_bytes(b"warmup")
-    (out / "DEPLOY.md").write_text("kubectl apply ...")
-    assert main(argv) == 0, capsys.readouterr().err
-    assert (out / "assets.extra" / "tf_serving_warmup_requests").read_bytes() == b"warmup"
-    assert (out / "DEPLOY.md").read_text() == "kubectl apply ..."
-    assert (out / "saved_model.pb").exists()
-
-
-@pytest.mark.large
-@pytest.mark.entry_point("outputs")
-def test_publish_again_keeps_what_the_user_added_and_never_uploads_it(classifier_preset, tmp_path):
-    from keras_albert.export.publishing import publish_preset
-
-    out = tmp_path / "published"
-    publish_preset(str(classifier_preset), out, label_names=["a", "b", "c"], exports=())
-    (out / "NOTES.md").write_text("private notes")
-    (out / ".git").mkdir()
-    (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
-    result = publish_preset(str(classifier_preset), out, label_names=["a", "b", "c"], exports=())
-    assert (out / "NOTES.md").read_text() == "private notes"
-    assert (out / ".git" / "HEAD").exists()
-    assert "NOTES.md" in result["files"]
-    card = (out / "README.md").read_text()
-    assert "NOTES.md" not in card and ".git" not in card
-    patterns = hub_upload.not_uploaded(out)
-    sent = [f for f in _tree(out) if not any(fnmatch.fnmatch(f, p) for p in patterns)]
-    assert "README.md" in sent and "config.json" in sent
-    assert not [f for f in sent if f.startswith((".git", "NOTES", atomic.MARKER_FILE))]
 
 
 @pytest.mark.entry_point("outputs")
