@@ -74,6 +74,8 @@ def loss_and_gradients(layer, loss_of, x, mode="eager"):
     """
     _check_mode(mode)
     x = np.asarray(x)
+    if not layer.built:
+        loss_of(keras.ops.convert_to_tensor(x))  # creates the weights
     variables = layer.trainable_variables
     if BACKEND == "tensorflow":
         import tensorflow as tf

@@ -1,15 +1,28 @@
-"""LSH self-attention against NumPy references, masks, XLA and TFLite."""
+"""LSH self-attention against NumPy references, masks and XLA.
+
+Runs on every backend (XLA on TensorFlow and JAX; PyTorch has none in
+Keras); TFLite and tf.function graphs: test_lsh_attention_tf_graphs.py.
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/layers/test_lsh_attention.py
+"""
 
 import keras
 import numpy as np
 import pytest
-import tensorflow as tf
+from keras import ops
 
 from keras_albert.layers import AlbertLSHSelfAttention
 from keras_albert.layers.attention_registry import make_attention
 from keras_albert.layers.lsh_attention import SELF_PENALTY
+from tests.layers.backend_autodiff import JIT_CHOICES
+from tests.layers.backend_autodiff import jit_mode
+from tests.layers.backend_autodiff import loss_and_gradients
+from tests.layers.backend_autodiff import run
 
 HEADS, HIDDEN = 2, 8
+
+
+def _np(value):
+    return ops.convert_to_numpy(value)
 
 
 def _layer(**kwargs):
@@ -29,7 +42,7 @@ def _inputs(batch=2, length=11, seed=0):
 
 
 def _dense(layer, value):
-    return value @ layer.kernel.numpy() + layer.bias.numpy()
+    return value @ _np(layer.kernel) + _np(layer.bias)
 
 
 def _heads(layer, x):
@@ -89,7 +102,7 @@ def _lsh_reference(layer, x, mask):
                     buckets = np.zeros(length, int)
                 else:
                     half = nb // 2
-                    rotation = layer.rotations.numpy()[n][:, r * half : (r + 1) * half]
+                    rotation = _np(layer.rotations)[n][:, r * half : (r + 1) * half]
                     rotated = qk[b, n] @ rotation
                     buckets = np.argmax(np.concatenate([rotated, -rotated], -1), -1)
                 buckets = np.concatenate([buckets, np.full(padded - length, nb)])
@@ -139,7 +152,7 @@ def _real(values, mask):
 def test_one_chunk_equals_full_shared_qk_attention(kwargs):
     x, mask = _inputs()
     layer = _layer(**kwargs)
-    out = layer(x, padding_mask=mask).numpy()
+    out = _np(layer(x, padding_mask=mask))
     expected = _full_shared_qk_reference(layer, x, mask, causal=layer.causal)
     np.testing.assert_allclose(_real(out, mask), _real(expected, mask), atol=1e-5)
 
@@ -151,7 +164,7 @@ def test_two_chunks_seen_both_ways_count_once():
     layer = _layer(
         num_buckets=1, chunk_length=6, num_chunks_before=1, num_chunks_after=1
     )
-    out = layer(x, padding_mask=mask).numpy()
+    out = _np(layer(x, padding_mask=mask))
     expected = _full_shared_qk_reference(layer, x, mask)
     np.testing.assert_allclose(_real(out, mask), _real(expected, mask), atol=1e-5)
 
@@ -168,7 +181,7 @@ def test_two_chunks_seen_both_ways_count_once():
 def test_matches_numpy_lsh_reference(kwargs):
     x, mask = _inputs(length=14, seed=1)
     layer = _layer(**kwargs)
-    out = layer(x, padding_mask=mask).numpy()
+    out = _np(layer(x, padding_mask=mask))
     expected = _lsh_reference(layer, x, mask)
     np.testing.assert_allclose(_real(out, mask), _real(expected, mask), atol=1e-5)
 
@@ -179,18 +192,18 @@ def test_outputs_do_not_depend_on_padding(causal):
     x, _ = _inputs(batch=1, length=13, seed=2)
     real = 9
     right = np.array([[1] * real + [0] * 4], "int32")
-    base = layer(x, padding_mask=right).numpy()[0, :real]
+    base = _np(layer(x, padding_mask=right))[0, :real]
 
     # Other contents in the padded positions.
     noisy = x.copy()
     noisy[:, real:] = np.random.default_rng(3).normal(size=(1, 4, HIDDEN)) * 10
-    other = layer(noisy, padding_mask=right).numpy()[0, :real]
+    other = _np(layer(noisy, padding_mask=right))[0, :real]
     np.testing.assert_allclose(other, base, atol=1e-5)
 
     # Padding in front instead of behind (and in a shuffled order).
     left = np.concatenate([noisy[:, real:][:, ::-1], x[:, :real]], axis=1)
     left_mask = np.array([[0] * 4 + [1] * real], "int32")
-    moved = layer(left, padding_mask=left_mask).numpy()[0, 4:]
+    moved = _np(layer(left, padding_mask=left_mask))[0, 4:]
     np.testing.assert_allclose(moved, base, atol=1e-5)
 
 
@@ -204,10 +217,10 @@ def test_outputs_do_not_depend_on_how_much_padding(kwargs):
     layer = _layer(num_buckets=4, chunk_length=4, num_hashes=2, **kwargs)
     x, _ = _inputs(batch=1, length=21, seed=4)
     real = 8
-    exact = layer(x[:, :real]).numpy()[0]
+    exact = _np(layer(x[:, :real]))[0]
     for length in (12, 13, 21):
         mask = np.array([[1] * real + [0] * (length - real)], "int32")
-        padded = layer(x[:, :length], padding_mask=mask).numpy()[0, :real]
+        padded = _np(layer(x[:, :length], padding_mask=mask))[0, :real]
         np.testing.assert_allclose(padded, exact, atol=1e-5)
 
 
@@ -215,8 +228,8 @@ def test_without_mask_equals_all_ones_mask():
     x, _ = _inputs(length=10)
     layer = _layer(num_buckets=4, chunk_length=4, num_hashes=2)
     np.testing.assert_allclose(
-        layer(x).numpy(),
-        layer(x, padding_mask=np.ones((2, 10), "int32")).numpy(),
+        _np(layer(x)),
+        _np(layer(x, padding_mask=np.ones((2, 10), "int32"))),
         atol=1e-6,
     )
 
@@ -228,10 +241,10 @@ def test_causal_ignores_later_tokens():
     x, _ = _inputs(batch=1, length=12, seed=4)
     changed = x.copy()
     changed[:, 7:] += 5.0
-    a = layer(x).numpy()[0, :7]
-    b = layer(changed).numpy()[0, :7]
+    a = _np(layer(x))[0, :7]
+    b = _np(layer(changed))[0, :7]
     np.testing.assert_allclose(a, b, atol=1e-6)
-    assert not np.allclose(layer(x).numpy()[0, 7:], layer(changed).numpy()[0, 7:])
+    assert not np.allclose(_np(layer(x))[0, 7:], _np(layer(changed))[0, 7:])
 
 
 def test_token_attends_to_itself_only_when_alone():
@@ -239,7 +252,7 @@ def test_token_attends_to_itself_only_when_alone():
     # value projected; not NaN, and not the zero vector.
     layer = _layer(num_buckets=2, chunk_length=4)
     x, _ = _inputs(batch=1, length=1)
-    out = layer(x).numpy()
+    out = _np(layer(x))
     value = _dense(layer.value, x)
     np.testing.assert_allclose(out, _dense(layer.output_dense, value), atol=1e-5)
 
@@ -247,78 +260,46 @@ def test_token_attends_to_itself_only_when_alone():
 def test_gradients_are_finite_and_nonzero():
     layer = _layer(num_buckets=4, chunk_length=4, num_hashes=2)
     x, mask = _inputs(length=10)
-    x = tf.constant(x)
-    with tf.GradientTape(persistent=True) as tape:
-        tape.watch(x)
-        loss = tf.reduce_sum(tf.square(layer(x, padding_mask=mask, training=True)))
-    grads = tape.gradient(loss, [x] + layer.trainable_variables)
+
+    def loss_of(x):
+        return ops.sum(ops.square(layer(x, padding_mask=mask, training=True)))
+
+    grads = loss_and_gradients(layer, loss_of, x)[1:]
     names = ["inputs"] + [v.path for v in layer.trainable_variables]
     assert {v.path.split("/")[-2] for v in layer.trainable_variables} == {
         "query",
         "value",
         "output_dense",
     }
+    assert len(grads) == len(names)
     for name, grad in zip(names, grads):
-        grad = tf.convert_to_tensor(grad).numpy()
+        assert grad is not None, name
         assert np.all(np.isfinite(grad)), name
         assert np.abs(grad).max() > 0, name
 
 
 @pytest.mark.large
-def test_compiles_with_xla_and_unknown_shapes():
+@pytest.mark.parametrize("jit_compile", JIT_CHOICES)
+def test_compiles_with_xla(jit_compile):
     layer = _layer(num_buckets=4, chunk_length=4, num_hashes=2, num_chunks_after=1)
     x, mask = _inputs(length=10)
-    eager = layer(x, padding_mask=mask).numpy()
-    jitted = tf.function(
-        lambda a, m: layer(a, padding_mask=m), jit_compile=True
-    )(x, mask)
-    np.testing.assert_allclose(jitted.numpy(), eager, atol=1e-5)
+    eager = _np(layer(x, padding_mask=mask))
+    compiled = run(lambda a, m: layer(a, padding_mask=m), x, mask, mode=jit_mode(jit_compile))
+    np.testing.assert_allclose(compiled, eager, atol=1e-5)
+    expected = _lsh_reference(layer, x, mask)
+    np.testing.assert_allclose(_real(compiled, mask), _real(expected, mask), atol=1e-5)
+
+
+def test_runs_with_unknown_batch_and_length():
     # Keras traces functional models with unknown batch and length.
-    dynamic = tf.function(
-        lambda a, m: layer(a, padding_mask=m),
-        input_signature=[
-            tf.TensorSpec([None, None, HIDDEN]),
-            tf.TensorSpec([None, None], tf.int32),
-        ],
-    )(x, mask)
-    np.testing.assert_allclose(dynamic.numpy(), eager, atol=1e-5)
-
-
-def _run_tflite(content, inputs):
-    try:
-        from ai_edge_litert.interpreter import Interpreter
-    except ImportError:
-        Interpreter = tf.lite.Interpreter
-    interpreter = Interpreter(model_content=content)
-    interpreter.allocate_tensors()
-    op_names = {op["op_name"] for op in interpreter._get_ops_details()}
-    return interpreter.get_signature_runner()(**inputs), op_names
-
-
-def test_converts_to_tflite_builtins_and_matches():
-    layer = _layer(num_buckets=4, chunk_length=4, num_hashes=2)
+    layer = _layer(num_buckets=4, chunk_length=4, num_hashes=2, num_chunks_after=1)
     x, mask = _inputs(length=10)
-    expected = layer(x, padding_mask=mask).numpy()
-
-    module = tf.Module()
-    module.vars = [v.value for v in layer.variables]
-    module.serve = tf.function(
-        lambda hidden, padding_mask: {"out": layer(hidden, padding_mask=padding_mask)},
-        input_signature=[
-            tf.TensorSpec(x.shape, tf.float32, name="hidden"),
-            tf.TensorSpec(mask.shape, tf.int32, name="padding_mask"),
-        ],
-    )
-    converter = tf.lite.TFLiteConverter.from_concrete_functions(
-        [module.serve.get_concrete_function()], module
-    )
-    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
-    content = converter.convert()
-    outputs, op_names = _run_tflite(content, {"hidden": x, "padding_mask": mask})
-    # The bucket sort runs as TFLite's own TopK.
-    assert "TOPK_V2" in op_names and not any("Flex" in n for n in op_names)
-    out = outputs["out"]
-    np.testing.assert_allclose(out, expected, atol=1e-4)
+    eager = _np(layer(x, padding_mask=mask))
+    hidden = keras.Input((None, HIDDEN))
+    padding_mask = keras.Input((None,), dtype="int32")
+    model = keras.Model([hidden, padding_mask], layer(hidden, padding_mask=padding_mask))
+    assert tuple(model.output.shape) == (None, None, HIDDEN)
+    np.testing.assert_allclose(model.predict([x, mask], verbose=0), eager, atol=1e-5)
 
 
 def test_same_seed_same_outputs():
@@ -327,16 +308,16 @@ def test_same_seed_same_outputs():
     b = _layer(num_buckets=4, chunk_length=4, seed=7)
     c = _layer(num_buckets=4, chunk_length=4, seed=8)
     a(x), b(x), c(x)
-    np.testing.assert_array_equal(a.rotations.numpy(), b.rotations.numpy())
-    assert not np.allclose(a.rotations.numpy(), c.rotations.numpy())
+    np.testing.assert_array_equal(_np(a.rotations), _np(b.rotations))
+    assert not np.allclose(_np(a.rotations), _np(c.rotations))
     for layer in (b, c):
         for name in ("query", "value", "output_dense"):
             getattr(layer, name).set_weights(getattr(a, name).get_weights())
-    out_a = a(x, padding_mask=mask).numpy()
-    np.testing.assert_array_equal(out_a, b(x, padding_mask=mask).numpy())
-    assert not np.allclose(out_a, c(x, padding_mask=mask).numpy())
+    out_a = _np(a(x, padding_mask=mask))
+    np.testing.assert_array_equal(out_a, _np(b(x, padding_mask=mask)))
+    assert not np.allclose(out_a, _np(c(x, padding_mask=mask)))
     # Calls repeat exactly.
-    np.testing.assert_array_equal(out_a, a(x, padding_mask=mask).numpy())
+    np.testing.assert_array_equal(out_a, _np(a(x, padding_mask=mask)))
 
 
 def test_redrawn_rotations_are_training_only_and_seeded():
@@ -346,14 +327,14 @@ def test_redrawn_rotations_are_training_only_and_seeded():
     a(x), b(x)
     for name in ("query", "value", "output_dense"):
         getattr(b, name).set_weights(getattr(a, name).get_weights())
-    train_a = [a(x, training=True).numpy() for _ in range(3)]
-    train_b = [b(x, training=True).numpy() for _ in range(3)]
+    train_a = [_np(a(x, training=True)) for _ in range(3)]
+    train_b = [_np(b(x, training=True)) for _ in range(3)]
     for one, other in zip(train_a, train_b):
         np.testing.assert_array_equal(one, other)
     assert not np.allclose(train_a[0], train_a[1])
     # Inference keeps the saved rotations.
-    np.testing.assert_array_equal(a(x).numpy(), a(x).numpy())
-    np.testing.assert_array_equal(a(x).numpy(), b(x).numpy())
+    np.testing.assert_array_equal(_np(a(x)), _np(a(x)))
+    np.testing.assert_array_equal(_np(a(x)), _np(b(x)))
 
 
 def test_config_round_trip_and_weights():
@@ -368,13 +349,13 @@ def test_config_round_trip_and_weights():
         redraw_rotations=True,
     )
     x, mask = _inputs(length=10)
-    out = layer(x, padding_mask=mask).numpy()
+    out = _np(layer(x, padding_mask=mask))
     config = layer.get_config()
     clone = AlbertLSHSelfAttention.from_config(config)
     assert clone.get_config() == config
     clone(x)
     clone.set_weights(layer.get_weights())
-    np.testing.assert_allclose(clone(x, padding_mask=mask).numpy(), out, atol=1e-6)
+    np.testing.assert_allclose(_np(clone(x, padding_mask=mask)), out, atol=1e-6)
     # Shared QK lives in `query`; there is no `key` to warm-start.
     paths = sorted(w.path.split("/", 1)[1] for w in layer.weights)
     assert paths == sorted(
@@ -396,8 +377,8 @@ def test_mixed_precision_runs_in_float32_softmax():
     out = mixed(x, padding_mask=mask)
     assert keras.backend.standardize_dtype(out.dtype) == "bfloat16"
     np.testing.assert_allclose(
-        np.asarray(tf.cast(out, tf.float32)),
-        full(x, padding_mask=mask).numpy(),
+        _np(ops.cast(out, "float32")),
+        _np(full(x, padding_mask=mask)),
         # bfloat16 keeps 8 bits of mantissa: a value near 4 is off by up to
         # 0.03 from rounding alone, so the bound is relative as well.
         atol=0.05,
@@ -431,12 +412,12 @@ def test_registered_and_used_by_backbone():
         "segment_ids": np.zeros((2, 10), "int32"),
         "padding_mask": padding_mask,
     }
-    out = backbone(inputs)["sequence_output"].numpy()
+    out = _np(backbone(inputs)["sequence_output"])
     assert out.shape == (2, 10, 16) and np.all(np.isfinite(out))
     restored = keras_albert.AlbertBackbone.from_config(backbone.get_config())
     restored.set_weights(backbone.get_weights())
     np.testing.assert_allclose(
-        restored(inputs)["sequence_output"].numpy(), out, atol=1e-5
+        _np(restored(inputs)["sequence_output"]), out, atol=1e-5
     )
 
 
