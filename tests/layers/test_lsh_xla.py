@@ -1,13 +1,25 @@
-"""LSH attention under XLA equals LSH without XLA; hashing helpers exact."""
+"""LSH attention under XLA equals LSH without XLA; hashing helpers exact.
+
+Runs on every backend: XLA (tf.function(jit_compile=True), jax.jit) on
+TensorFlow and JAX; without it, against NumPy references on all three
+(PyTorch has no XLA in Keras):
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/layers/test_lsh_xla.py
+"""
 
 import numpy as np
 import pytest
-import tensorflow as tf
+from keras import ops
 
 from keras_albert.layers import AlbertLSHSelfAttention
 from keras_albert.layers.lsh_hashing import hash_buckets
 from keras_albert.layers.lsh_hashing import invert_permutation
 from keras_albert.layers.lsh_hashing import sort_by_bucket
+from tests.layers.backend_autodiff import JIT_CHOICES
+from tests.layers.backend_autodiff import jit_mode
+from tests.layers.backend_autodiff import loss_and_gradients
+from tests.layers.backend_autodiff import run
+from tests.layers.test_lsh_attention import _lsh_reference
+from tests.layers.test_lsh_attention import _real
 
 HIDDEN = 16
 
@@ -17,10 +29,11 @@ def _inputs(length, seed=0):
     x = rng.normal(size=(2, length, HIDDEN)).astype("float32")
     mask = np.ones((2, length), "int32")
     mask[1, length - 5:] = 0
-    return tf.constant(x), tf.constant(mask)
+    return x, mask
 
 
 @pytest.mark.large
+@pytest.mark.parametrize("jit_compile", JIT_CHOICES)
 @pytest.mark.parametrize(
     "kwargs",
     [
@@ -31,43 +44,69 @@ def _inputs(length, seed=0):
     ],
     ids=["lsh-1", "lsh-4-ahead", "lsh-2-causal", "one-bucket"],
 )
-def test_xla_equals_no_xla(kwargs):
+def test_xla_equals_no_xla(kwargs, jit_compile):
     layer = AlbertLSHSelfAttention(
         num_heads=2, hidden_dim=HIDDEN, seed=0, initializer_range=0.5, **kwargs
     )
     x, mask = _inputs(length=61)  # not a multiple of any chunk length
 
-    def forward_and_gradients(a, m):
-        with tf.GradientTape() as tape:
-            tape.watch(a)
-            out = layer(a, padding_mask=m)
-            loss = tf.reduce_sum(out * out)
-        return out, tape.gradient(loss, [a] + layer.trainable_variables)
+    def forward(a, m):
+        return layer(a, padding_mask=m)
 
-    plain_out, plain_grads = tf.function(forward_and_gradients)(x, mask)
-    xla_out, xla_grads = tf.function(forward_and_gradients, jit_compile=True)(x, mask)
+    def loss_of(a):
+        out = layer(a, padding_mask=mask)
+        return ops.sum(out * out)
+
+    # Without XLA (a tf.function on TensorFlow, eager elsewhere).
+    plain_out = run(forward, x, mask, mode=jit_mode(False))
+    plain_grads = loss_and_gradients(layer, loss_of, x, mode=jit_mode(False))
+    if not jit_compile:
+        # The outputs equal the NumPy LSH (the heads' layout of
+        # test_lsh_attention: 2 heads), the gradients are all there.
+        expected = _lsh_reference(layer, x, mask)
+        np.testing.assert_allclose(_real(plain_out, mask), _real(expected, mask), atol=1e-5)
+        assert len(plain_grads) == 2 + len(layer.trainable_variables)
+        for grad in plain_grads:
+            assert grad is not None and np.isfinite(grad).all()
+        return
+    xla_out = run(forward, x, mask, mode="xla")
+    xla_grads = loss_and_gradients(layer, loss_of, x, mode="xla")
     np.testing.assert_allclose(xla_out, plain_out, rtol=1e-5, atol=1e-5)
-    for xla_grad, plain_grad in zip(xla_grads, plain_grads):
-        np.testing.assert_allclose(
-            tf.convert_to_tensor(xla_grad), tf.convert_to_tensor(plain_grad), rtol=1e-4, atol=1e-4
-        )
+    # [loss, d/dx, d/dw...]
+    for xla_grad, plain_grad in zip(xla_grads[1:], plain_grads[1:]):
+        np.testing.assert_allclose(xla_grad, plain_grad, rtol=1e-4, atol=1e-4)
 
 
-def test_hashing_and_sorting_are_identical_under_xla():
+def _numpy_sort(buckets, valid, num_buckets):
+    """Positions sorted by (bucket, position), padding in bucket
+    `num_buckets`; whether each sorted slot is real; the inverse."""
+    length = buckets.shape[-1]
+    keys = np.where(valid, buckets, num_buckets) * length + np.arange(length)
+    positions = np.argsort(keys, axis=-1, kind="stable")
+    sorted_valid = np.take_along_axis(np.broadcast_to(valid, buckets.shape), positions, -1)
+    return positions, sorted_valid, np.argsort(positions, -1)
+
+
+@pytest.mark.parametrize("jit_compile", JIT_CHOICES)
+def test_hashing_and_sorting_are_identical_under_xla(jit_compile):
     rng = np.random.default_rng(1)
-    vectors = tf.constant(rng.normal(size=(2, 3, 200, 8)), tf.float32)
-    rotations = tf.constant(rng.normal(size=(3, 8, 2 * 16 // 2)), tf.float32)
-    valid = tf.constant(rng.random((2, 1, 1, 200)) > 0.2)
+    vectors = rng.normal(size=(2, 3, 200, 8)).astype("float32")
+    rotations = rng.normal(size=(3, 8, 2 * 16 // 2)).astype("float32")
+    valid = rng.random((2, 1, 1, 200)) > 0.2
 
     def pipeline(v, r, ok):
         buckets = hash_buckets(v, r, 2, 16)
         positions, sorted_valid = sort_by_bucket(buckets, ok, 16)
         return buckets, positions, sorted_valid, invert_permutation(positions)
 
-    plain = tf.function(pipeline)(vectors, rotations, valid)
-    xla = tf.function(pipeline, jit_compile=True)(vectors, rotations, valid)
-    for a, b in zip(plain, xla):
-        np.testing.assert_array_equal(a, b)
+    plain = run(pipeline, vectors, rotations, valid, mode=jit_mode(False))
+    # The sort and its inverse, from the buckets the backend hashed.
+    for got, want in zip(plain[1:], _numpy_sort(plain[0], valid, 16)):
+        np.testing.assert_array_equal(got, want)
+    if jit_compile:
+        xla = run(pipeline, vectors, rotations, valid, mode="xla")
+        for a, b in zip(plain, xla):
+            np.testing.assert_array_equal(a, b)
 
 
 def _numpy_buckets(rotated):
@@ -91,14 +130,14 @@ def test_hash_buckets_match_argmax_including_ties():
         "float32",
     )
     # Feed the rows through the rotation: identity rotation, head_dim = half.
-    vectors = tf.constant(rotated[None, None])  # [1, 1, 8, 4]
-    identity = tf.eye(half)[None]  # [1, 4, 4]: one round of 2 * half buckets
-    buckets = hash_buckets(vectors, identity, 1, 2 * half)
+    vectors = rotated[None, None]  # [1, 1, 8, 4]
+    identity = np.eye(half, dtype="float32")[None]  # [1, 4, 4]: one round of 2 * half buckets
+    buckets = ops.convert_to_numpy(hash_buckets(vectors, identity, 1, 2 * half))
     np.testing.assert_array_equal(buckets[0, 0, 0], _numpy_buckets(rotated))
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(2, 2, 50, 6)).astype("float32")
     rotations = rng.normal(size=(2, 6, 3 * 5)).astype("float32")
-    buckets = hash_buckets(tf.constant(vectors), tf.constant(rotations), 3, 10).numpy()
+    buckets = ops.convert_to_numpy(hash_buckets(vectors, rotations, 3, 10))
     rotated = np.einsum("bnld,ndk->bnlk", vectors, rotations).reshape(2, 2, 50, 3, 5)
     np.testing.assert_array_equal(buckets, _numpy_buckets(rotated).transpose(0, 1, 3, 2))
 
@@ -106,7 +145,7 @@ def test_hash_buckets_match_argmax_including_ties():
 def test_invert_permutation_is_the_inverse():
     rng = np.random.default_rng(0)
     permutations = np.stack([rng.permutation(37) for _ in range(6)]).reshape(2, 3, 37)
-    inverse = invert_permutation(tf.constant(permutations, tf.int32)).numpy()
+    inverse = ops.convert_to_numpy(invert_permutation(permutations.astype("int32")))
     np.testing.assert_array_equal(inverse, np.argsort(permutations, -1))
 
 
@@ -115,7 +154,7 @@ def test_factorised_buckets_combine_per_factor_argmax():
     vectors = rng.normal(size=(2, 2, 40, 6)).astype("float32")
     # Two rounds of factors [4, 6]: 2 + 3 rotation columns per round.
     rotations = rng.normal(size=(2, 6, 2 * 5)).astype("float32")
-    buckets = hash_buckets(tf.constant(vectors), tf.constant(rotations), 2, [4, 6]).numpy()
+    buckets = ops.convert_to_numpy(hash_buckets(vectors, rotations, 2, [4, 6]))
     rotated = np.einsum("bnld,ndk->bnlk", vectors, rotations).reshape(2, 2, 40, 2, 5)
     expected = _numpy_buckets(rotated[..., :2]) + 4 * _numpy_buckets(rotated[..., 2:])
     np.testing.assert_array_equal(buckets, expected.transpose(0, 1, 3, 2))
@@ -123,21 +162,22 @@ def test_factorised_buckets_combine_per_factor_argmax():
 
 
 @pytest.mark.large
-def test_factorised_layer_config_xla_and_validation():
+@pytest.mark.parametrize("jit_compile", JIT_CHOICES)
+def test_factorised_layer_config_xla_and_validation(jit_compile):
     layer = AlbertLSHSelfAttention(
         num_heads=2, hidden_dim=HIDDEN, num_buckets=[4, 4], chunk_length=8, num_hashes=2, seed=0
     )
     x, mask = _inputs(length=40)
-    eager = layer(x, padding_mask=mask).numpy()
+    eager = ops.convert_to_numpy(layer(x, padding_mask=mask))
     assert layer.rotations.shape == (2, HIDDEN // 2, 2 * 4)
-    xla = tf.function(lambda a, m: layer(a, padding_mask=m), jit_compile=True)(x, mask)
-    np.testing.assert_allclose(xla, eager, rtol=1e-5, atol=1e-5)
+    compiled = run(lambda a, m: layer(a, padding_mask=m), x, mask, mode=jit_mode(jit_compile))
+    np.testing.assert_allclose(compiled, eager, rtol=1e-5, atol=1e-5)
     config = layer.get_config()
     assert config["num_buckets"] == [4, 4]
     rebuilt = AlbertLSHSelfAttention.from_config(config)
     rebuilt.build(x.shape)
     rebuilt.set_weights(layer.get_weights())
-    np.testing.assert_array_equal(rebuilt(x, padding_mask=mask), eager)
+    np.testing.assert_array_equal(ops.convert_to_numpy(rebuilt(x, padding_mask=mask)), eager)
     for bad in ([4, 3], [], [4, True], [1, 4]):
         with pytest.raises(ValueError, match="num_buckets"):
             AlbertLSHSelfAttention(num_heads=2, hidden_dim=HIDDEN, num_buckets=bad)
