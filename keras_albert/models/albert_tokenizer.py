@@ -303,7 +303,11 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
             )
 
     def normalize(self, inputs):
-        """Applies ALBERT's text normalisation (see `albert_normalize_text`)."""
+        """Applies ALBERT's text normalisation (see `albert_normalize_text`):
+        a string tensor where TensorFlow is installed; without it, the same
+        text as Python strings (a `str`, or nested lists of them)."""
+        if tf is None:
+            return self._normalize_in_python(inputs)
         return albert_normalize_text(inputs, lowercase=self.lowercase)
 
     def _ensure_sentencepiece_resource(self):
