@@ -1,15 +1,18 @@
 """The bundled students: `albert_tiny_en_student` (general distillation) and
-`albert_tiny_en_student_supersense` (then task distillation) are small,
+`albert_tiny_en_student_supersense` (then task distillation) are small and
 trained (measured live on held-out glosses, not read from the report the
-supersense student ships with), and the supersense student ships as int8
-TFLite."""
+supersense student ships with).
+
+Runs on every backend; its int8 TFLite export:
+test_bundled_student_tflite.py.
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/models/test_bundled_student.py
+"""
 
 import numpy as np
 import pytest
 
 import keras_albert
 from keras_albert import datasets
-from keras_albert.export.tflite_export import export_tflite
 
 SUPERSENSE = "albert_tiny_en_student_supersense"
 
@@ -51,12 +54,3 @@ def test_supersense_student_classifies_held_out_glosses(supersense_student):
     accuracy = float((logits.argmax(-1) == labels).mean())
     # The interval's lower end 0.634, less a margin for other CPUs' rounding.
     assert accuracy > 0.60, accuracy
-
-
-@pytest.mark.large
-def test_supersense_student_exports_to_int8_tflite(supersense_student, tmp_path):
-    texts, _ = spread_test_sample()
-    report = export_tflite(supersense_student, tmp_path / "student.tflite", quantize="dynamic",
-                           sequence_length=32, check_texts=texts[:200])
-    assert report["argmax_agreement"] >= 0.99
-    assert report["bytes"] < 1_000_000
