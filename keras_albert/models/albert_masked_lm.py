@@ -7,6 +7,7 @@ from keras_hub.models import MaskedLM
 
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_masked_lm_preprocessor import AlbertMaskedLMPreprocessor
+from keras_albert.models.jit_default import default_pretraining_jit_compile
 from keras_albert.models.tied_masked_lm import load_masked_lm_head_weights
 from keras_albert.models.tied_masked_lm import masked_lm_inputs
 from keras_albert.models.tied_masked_lm import tied_masked_lm_head
@@ -69,12 +70,13 @@ class AlbertMaskedLM(PresetResolutionMixin, MaskedLM):
         **kwargs,
     ):
         """Compiles with masked-LM defaults: Adam(5e-5), cross-entropy
-        averaged over real masked positions, accuracy, XLA on."""
+        averaged over real masked positions, accuracy, XLA on (off on PyTorch,
+        where it would mean `torch.compile`)."""
         if loss == "auto":
             loss = keras.losses.SparseCategoricalCrossentropy(
                 from_logits=True, reduction="mean_with_sample_weight"
             )
-        kwargs.setdefault("jit_compile", True)
+        kwargs.setdefault("jit_compile", default_pretraining_jit_compile())
         super().compile(
             optimizer=optimizer,
             loss=loss,

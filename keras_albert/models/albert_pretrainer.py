@@ -8,6 +8,7 @@ from keras_hub.models import Task
 
 from keras_albert.layers.heads import AlbertSentenceOrderHead
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.jit_default import default_pretraining_jit_compile
 from keras_albert.models.preprocessor_inputs import int32_padding_mask
 from keras_albert.models.tied_masked_lm import masked_lm_inputs
 from keras_albert.models.tied_masked_lm import tied_masked_lm_head
@@ -185,7 +186,8 @@ class AlbertPretrainer(PresetResolutionMixin, Task):
         **kwargs,
     ):
         """Compiles with pretraining defaults: summed cross-entropies,
-        accuracy per head, XLA on. `optimizer="auto"` is Adam(1e-4); pass
+        accuracy per head, XLA on (off on PyTorch, where it would mean
+        `torch.compile`). `optimizer="auto"` is Adam(1e-4); pass
         `keras_albert.training.AlbertLamb` for the paper's recipe."""
         outputs = ["mlm"]
         if self.sentence_task != "none":
@@ -222,7 +224,7 @@ class AlbertPretrainer(PresetResolutionMixin, Task):
                         ),
                     ]
                 }
-        kwargs.setdefault("jit_compile", True)
+        kwargs.setdefault("jit_compile", default_pretraining_jit_compile())
         super().compile(
             optimizer=optimizer,
             loss=loss,

@@ -33,3 +33,10 @@ def default_jit_compile():
     import tensorflow as tf
 
     return any(device.device_type != "CPU" for device in tf.config.list_physical_devices())
+
+
+def default_pretraining_jit_compile():
+    """The pretraining heads' default: XLA where the backend compiles with
+    it (TensorFlow, JAX); PyTorch: False, as Keras's own default, since
+    True there means `torch.compile`, minutes of compiling per shape."""
+    return keras.config.backend() != "torch"
