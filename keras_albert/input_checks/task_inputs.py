@@ -52,6 +52,19 @@ def _first_bad(array, bad):
     return shown + (", ..." if len(values) > 5 else "")
 
 
+def check_feature_keys(x, backbone):
+    """Every input the backbone takes is in `x`: Keras's own message for a
+    missing one names the keys on TensorFlow, but not on JAX ("Output ...
+    is not connected to `inputs`")."""
+    expected = sorted(backbone.input) if isinstance(backbone.input, dict) else list(FEATURE_NAMES)
+    missing = [name for name in expected if name not in x]
+    if missing:
+        raise ValueError(
+            f"`x` lacks the features {missing}: this model takes a dict with "
+            f"the keys {expected}; received {describe(x)}."
+        )
+
+
 def check_token_features(x, backbone, rank=2):
     """Validates a dict of `token_ids` / `segment_ids` / `padding_mask`
     ([batch, sequence], or [batch, num_choices, sequence] with rank=3)."""
@@ -214,6 +227,8 @@ class TokenFeatureChecksMixin:
         kind = self.raw_input_kind if self.preprocessor is not None else "packed"
         check_raw_inputs(x, kind, num_segments=self.backbone.num_segments)
         if isinstance(x, dict) and "token_ids" in x:
+            if self.preprocessor is None:
+                check_feature_keys(x, self.backbone)
             check_token_features(x, self.backbone, rank=self.feature_rank)
 
     def _check_labels(self, x, y):
