@@ -360,7 +360,7 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
         the graph's, see `albert_normalize_text`), on a string or a nested
         list/array of strings."""
         if isinstance(inputs, (str, bytes)):
-            text = inputs.decode("utf-8") if isinstance(inputs, bytes) else inputs
+            text = inputs.decode("utf-8", errors="replace") if isinstance(inputs, bytes) else inputs
             return normalize_text(text, lowercase=self.lowercase)
         if isinstance(inputs, (list, tuple, np.ndarray)):
             return [self._normalize_in_python(item) for item in inputs]

@@ -196,6 +196,16 @@ def test_empty_strings(tokenizer):
     assert [len(ids) for ids in tokenizer(["", "emma", ""])][0::2] == [0, 0]
 
 
+@pytest.mark.parametrize(
+    "raw, replaced",
+    [(b"\xff\xfe emma", "\ufffd\ufffd emma"), (b"caf\xc3\xa9 \xe2\x82", "caf\u00e9 \ufffd")],
+)
+def test_invalid_utf8_reads_as_replacement_characters(tokenizer, raw, replaced):
+    # The TF-text path reads a bad byte as U+FFFD; the Python path (no
+    # TensorFlow) decodes with "replace" to give the same ids.
+    assert [int(i) for i in tokenizer(raw)] == [int(i) for i in tokenizer(replaced)]
+
+
 def test_dense_output_with_sequence_length(sentencepiece_proto):
     tokenizer = AlbertTokenizer(proto=sentencepiece_proto, sequence_length=6)
     ids = np.asarray(tokenizer(["emma", "", "the cat sees the dog"]))
