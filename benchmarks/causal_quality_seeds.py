@@ -11,7 +11,9 @@ windows and cloze passages, by their fingerprints) with the same settings
 but the preset, the seed and the output; they must differ in seed. The
 n-gram model depends on the seed only through the carve-out its discount
 is chosen on. Written per model: perplexity and cloze accuracy as mean and
-sample standard deviation over the runs, and each run's figures.
+sample standard deviation over the runs, and each run's figures; and the
+preset's paired differences from each other model (seed by seed, since a
+seed's runs share their batches), as mean and sd.
 
 causal_quality.py stays the tool for one run: it trains GPT-2 and scores
 three models in one process, minutes on a GPU; this one only reads.
@@ -78,6 +80,25 @@ def summarize(runs, seeds):
     return models
 
 
+def paired_differences(models):
+    """The preset minus each other model, per seed: perplexity, and cloze
+    accuracy in points."""
+    if "albert" not in models:
+        return {}
+    ours = models["albert"]["runs"]
+    differences = {}
+    for name in MODELS[1:]:
+        if name not in models:
+            continue
+        theirs = models[name]["runs"]
+        differences[f"albert_minus_{name}"] = {
+            "perplexity": mean_sd([a["perplexity"] - b["perplexity"] for a, b in zip(ours, theirs)], count_key="n"),
+            "cloze_points": mean_sd([100 * (a["cloze_accuracy"] - b["cloze_accuracy"]) for a, b in zip(ours, theirs)],
+                                    count_key="n"),
+        }
+    return differences
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", help="causal_quality.py records, one per seed")
@@ -92,7 +113,8 @@ def main(argv=None):
     except ValueError as error:
         parser.exit(2, f"error: {error}\n")
     write_result(args.output, {"seeds": seeds, "inputs": args.runs, "perplexity_eval": runs[0]["perplexity_eval"],
-                               "cloze_passages": runs[0]["cloze"]["passages"], "models": models})
+                               "cloze_passages": runs[0]["cloze"]["passages"], "models": models,
+                               "paired_differences": paired_differences(models)})
     for name, row in models.items():
         if row["perplexity"]["sd"] is not None:
             print(f"{name:>10}: perplexity {row['perplexity']['mean']:.2f} +- {row['perplexity']['sd']:.2f}, "

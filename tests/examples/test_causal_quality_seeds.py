@@ -57,6 +57,14 @@ def test_mean_and_sd_per_model_over_the_seeds(tmp_path, capsys):
     assert written["models"]["kneser_ney"]["perplexity"] == {"mean": 161.1, "sd": 0.0, "n": 3}
     assert {"date", "machine", "versions", "command"} <= written.keys()
     assert "albert: perplexity 167.17 +- 2.02" in capsys.readouterr().out
+    # Paired by seed: 167.5-170.2, 165.0-171.0, 169.0-168.0.
+    versus_gpt2 = written["paired_differences"]["albert_minus_gpt2"]
+    assert versus_gpt2["perplexity"]["mean"] == pytest.approx(statistics.fmean([-2.7, -6.0, 1.0]), abs=1e-4)
+    assert versus_gpt2["perplexity"]["sd"] == pytest.approx(statistics.stdev([-2.7, -6.0, 1.0]), abs=1e-4)
+    # Cloze: 1-2, 2-2, 3-1 right of 10 passages.
+    assert versus_gpt2["cloze_points"]["mean"] == pytest.approx(statistics.fmean([-10, 0, 20]), abs=1e-4)
+    assert versus_gpt2["cloze_points"]["sd"] == pytest.approx(statistics.stdev([-10, 0, 20]), abs=1e-4)
+    assert written["paired_differences"]["albert_minus_kneser_ney"]["cloze_points"]["mean"] == pytest.approx(-10.0, abs=1e-4)
 
 
 def other_windows(data):
