@@ -10,6 +10,8 @@ import numpy as np
 from keras_hub.src.utils.tensor_utils import preprocessing_function
 from keras_hub.tokenizers import SentencePieceTokenizer
 
+from keras_albert.input_checks.tokenizer_text import check_tokenizer_text
+from keras_albert.input_checks.tokenizer_text import not_text_error
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
 from keras_albert.utils.backend import optional_tensorflow
@@ -343,7 +345,13 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
 
     def _tokenize_spm(self, inputs):
         if tf is None:
-            return super()._tokenize_spm(self._normalize_in_python(inputs))
+            check_tokenizer_text(inputs)
+            normalized = self._normalize_in_python(inputs)
+            if not isinstance(normalized, str):
+                # An array, as the TF path hands keras-hub: its rank check
+                # then names the shape of a nested batch on both paths.
+                normalized = np.asarray(normalized, dtype=object)
+            return super()._tokenize_spm(normalized)
         # One implementation of the normalisation for both paths, so eager
         # and graph calls give identical ids: run the TF ops eagerly.
         try:
@@ -362,12 +370,11 @@ class AlbertTokenizer(PresetResolutionMixin, SentencePieceTokenizer):
         if isinstance(inputs, (str, bytes)):
             text = inputs.decode("utf-8", errors="replace") if isinstance(inputs, bytes) else inputs
             return normalize_text(text, lowercase=self.lowercase)
+        if isinstance(inputs, np.ndarray) and inputs.ndim == 0:
+            return self._normalize_in_python(inputs.item())
         if isinstance(inputs, (list, tuple, np.ndarray)):
             return [self._normalize_in_python(item) for item in inputs]
-        raise ValueError(
-            "The tokenizer takes a string or a list/array of strings. "
-            f"Received: {inputs!r:.200}"
-        )
+        raise not_text_error(inputs)
 
     def get_config(self):
         config = super().get_config()

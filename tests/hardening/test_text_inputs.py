@@ -1,4 +1,9 @@
-"""Tokenizer and preprocessors: odd but valid text works, wrong input fails clearly."""
+"""Tokenizer and preprocessors: odd but valid text works, wrong input fails clearly.
+
+Runs on every backend, with the same messages with TensorFlow (its string
+ops) and without it (the Python path):
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/hardening/test_text_inputs.py
+"""
 
 import numpy as np
 import pytest
@@ -67,6 +72,8 @@ BAD_TOKENIZER_INPUTS = [
     ("none", None, ["takes a string or a list/array/tensor of strings", "Received: None"]),
     ("dict", {"text": "a"}, ["takes a string or a list", "{'text': 'a'}"]),
     ("nested_3d", [[["a"]]], ["must be 0 or 1 dimensional", "(1, 1, 1)"]),
+    ("mixed", [1, "a"], ["takes a string or a list/array/tensor of strings", "[1, 'a']"]),
+    ("ragged", [["a"], ["b", "c"]], ["takes a string or a list/array/tensor of strings", "[['a'], ['b', 'c']]"]),
 ]
 
 

@@ -1,0 +1,53 @@
+"""The tokenizer's check on its text without TensorFlow.
+
+With TensorFlow, `tf.convert_to_tensor` and `albert_normalize_text` refuse
+what is not a string or a rectangular batch of strings; the Python path
+raises the same ValueErrors here, so a wrong input reads the same on every
+backend (`tests/hardening/test_text_inputs.py`).
+"""
+
+import keras
+import numpy as np
+
+INT32 = np.iinfo(np.int32)
+
+
+def not_text_error(inputs):
+    return ValueError(f"The tokenizer takes a string or a list/array/tensor of strings. Received: {inputs!r:.200}")
+
+
+def _tensorflow_dtype_name(inputs, array):
+    # The dtype tf.convert_to_tensor gives Python numbers: int32 where they
+    # fit, float32. NumPy's own arrays keep theirs.
+    if isinstance(inputs, np.ndarray):
+        return array.dtype.name
+    if array.dtype == np.int64 and INT32.min <= array.min() and array.max() <= INT32.max:
+        return "int32"
+    if array.dtype == np.float64:
+        return "float32"
+    return array.dtype.name
+
+
+def check_tokenizer_text(inputs):
+    """Raises the TensorFlow path's ValueError unless `inputs` is a string
+    or a list/array/tensor of strings (rank is keras-hub's to check)."""
+    if isinstance(inputs, (str, bytes)):
+        return
+    if keras.ops.is_tensor(inputs):
+        inputs = keras.ops.convert_to_numpy(inputs)
+    if not isinstance(inputs, (list, tuple, np.ndarray)):
+        raise not_text_error(inputs)
+    try:
+        array = np.asarray(inputs)
+    except ValueError as error:  # ragged: TensorFlow cannot convert it either
+        raise not_text_error(inputs) from error
+    if array.size == 0 or (array.dtype.kind in "US" and isinstance(inputs, np.ndarray)):
+        return
+    if array.dtype.kind in "USO":
+        # NumPy turns [1, "a"] into strings; TensorFlow refuses the mix.
+        if all(isinstance(item, (str, bytes)) for item in np.asarray(inputs, dtype=object).flat):
+            return
+        raise not_text_error(inputs)
+    raise ValueError(
+        f"`text` must be a string tensor. Received: text with dtype={_tensorflow_dtype_name(inputs, array)}"
+    )
