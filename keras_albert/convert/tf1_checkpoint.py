@@ -13,7 +13,6 @@ import re
 import tempfile
 
 import numpy as np
-import tensorflow as tf
 
 from keras_albert.convert.albert_config import albert_config_to_ours
 from keras_albert.convert.albert_config import read_json_config
@@ -21,6 +20,7 @@ from keras_albert.convert.converted_preset import check_destination
 from keras_albert.convert.converted_preset import check_source
 from keras_albert.convert.converted_preset import write_converted_preset
 from keras_albert.convert.safe_tarball import extract_tarball
+from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.progress import logged_step
 
 CONFIG_FILE = "albert_config.json"
@@ -67,6 +67,9 @@ def _checkpoint_prefix(directory):
 
 def read_tf1_checkpoint(prefix):
     """{name: array} for the model variables of a TF1 checkpoint."""
+    # Imported here, not above: a release is unpacked and its config checked
+    # (archive refusals included) without TensorFlow; only this read needs it.
+    tf = require_tensorflow("Reading a TF1 checkpoint", backend_too=False)
     try:
         reader = tf.train.load_checkpoint(prefix)
     except (tf.errors.OpError, ValueError) as error:

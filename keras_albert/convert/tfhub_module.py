@@ -12,13 +12,17 @@ import logging
 import pathlib
 
 import numpy as np
-import tensorflow as tf
 
 from keras_albert.convert.converted_preset import check_destination
 from keras_albert.convert.converted_preset import check_source
 from keras_albert.convert.converted_preset import write_converted_preset
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
+from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.progress import logged_step
+
+# TF-Hub modules are TensorFlow SavedModels; without TensorFlow, one line
+# says what to install.
+tf = require_tensorflow("Reading TF-Hub modules", backend_too=False)
 
 _LAYER = "bert/encoder/transformer/group_0/inner_group_0"
 _logger = logging.getLogger(__name__)

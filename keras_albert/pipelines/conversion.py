@@ -22,18 +22,23 @@ _logger = logging.getLogger(__name__)
 
 def to_preset(source_format, src, dst, overrides=None, overwrite=False):
     """Writes a keras_albert preset for `src` at `dst`."""
-    from keras_albert.convert.huggingface import convert_huggingface
-    from keras_albert.convert.keras_hub_preset import convert_keras_hub_preset
-    from keras_albert.convert.tf1_checkpoint import convert_tf1_checkpoint
-    from keras_albert.convert.tfhub_module import convert_tfhub_module
-
+    # Each converter is imported only when used: the TF-Hub one imports
+    # TensorFlow, which the others run without.
     if source_format == "tf1":
+        from keras_albert.convert.tf1_checkpoint import convert_tf1_checkpoint
+
         return convert_tf1_checkpoint(src, dst, overwrite=overwrite)
     if source_format == "hf":
+        from keras_albert.convert.huggingface import convert_huggingface
+
         return convert_huggingface(src, dst, overwrite=overwrite)
     if source_format == "keras_hub":
+        from keras_albert.convert.keras_hub_preset import convert_keras_hub_preset
+
         return convert_keras_hub_preset(src, dst, overwrite=overwrite)
     if source_format == "tfhub":
+        from keras_albert.convert.tfhub_module import convert_tfhub_module
+
         return convert_tfhub_module(src, dst, overrides=overrides, overwrite=overwrite)
     raise ValueError(f"`--from` must be one of {SOURCES}. Received: {source_format!r}")
 
