@@ -37,6 +37,7 @@ from absl import logging as absl_logging
 
 from keras_albert.cli import command_line
 from keras_albert.cli.progress_output import showing_progress
+from keras_albert.utils.backend import TensorFlowRequiredError
 from keras_albert.utils.native_notices import drop_retracing_warnings
 from keras_albert.utils.native_notices import import_tensorflow_quietly
 from keras_albert.utils.native_notices import stderr_filtered
@@ -185,7 +186,10 @@ def _tensorflow_op_error():
 
 
 def _is_input_error(error):
-    return isinstance(error, (ValueError, OSError)) or isinstance(error, _tensorflow_op_error())
+    # A TensorFlow-only feature (export, publish) run without TensorFlow is
+    # a missing install, not a bug: one line that says what to install.
+    return (isinstance(error, (ValueError, OSError, TensorFlowRequiredError))
+            or isinstance(error, _tensorflow_op_error()))
 
 
 def _one_line(error):
