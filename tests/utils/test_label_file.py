@@ -1,6 +1,11 @@
 """labels.txt holds one class name per line: names that would break a line
 are refused where they are set, with the name shown, and the file reads
-back exactly what was written."""
+back exactly what was written.
+
+Runs on every backend; the publishing case needs TensorFlow (it skips
+without it):
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/utils/test_label_file.py
+"""
 
 import pytest
 
@@ -41,6 +46,7 @@ def test_check_returns_the_names():
 
 
 def test_publish_refuses_a_name_with_a_line_break(tmp_path):
+    pytest.importorskip("tensorflow", reason="publishing is TensorFlow's")
     from keras_albert.export.publishing import publish_preset
 
     with pytest.raises(ValueError) as error:
