@@ -1,12 +1,18 @@
-"""Bucketed fine-tuning pipelines: every example once, bounded shapes."""
+"""Bucketed fine-tuning pipelines: every example once, bounded shapes.
+
+TensorFlow only (tf.data); skipped without it. JAX and PyTorch get NumPy batches,
+tests/data/test_bucketed_arrays.py.
+"""
 
 import keras
 import numpy as np
 import pytest
 
-import keras_albert
-from keras_albert.data.bucketed_batches import bucketed_dataset
-from tests.conftest import synthetic_sentences
+pytest.importorskip("tensorflow", reason="bucketed_dataset is a tf.data pipeline")
+
+import keras_albert  # noqa: E402
+from keras_albert.data.bucketed_batches import bucketed_dataset  # noqa: E402
+from tests.conftest import synthetic_sentences  # noqa: E402
 
 
 @pytest.fixture(scope="module")

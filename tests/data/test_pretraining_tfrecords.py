@@ -1,28 +1,33 @@
-"""Pretraining TFRecords: bytes, atomic writes, static-shape reader, dynamic masks."""
+"""Pretraining TFRecords: bytes, atomic writes, static-shape reader, dynamic masks.
+
+TensorFlow only (TFRecords, tf.data); skipped without it. The TF-free pretraining
+inputs are tests/data/test_pretraining_arrays.py's.
+"""
 
 import os
 
 import numpy as np
 import pytest
-import tensorflow as tf
 
-from keras_albert.data.ngram_masking import CLS_ID
-from keras_albert.data.ngram_masking import MASK_ID
-from keras_albert.data.ngram_masking import SEP_ID
-from keras_albert.data.ngram_masking import NgramMasker
-from keras_albert.data.ngram_masking import apply_masks_tf
-from keras_albert.data.ngram_masking import find_words_tf
-from keras_albert.data.ngram_masking import num_to_predict
-from keras_albert.data.ngram_masking import restore_original_ids
-from keras_albert.data.ngram_masking import start_piece_table
-from keras_albert.data.pretraining_instances import create_pretraining_instances
-from keras_albert.data.pretraining_instances import load_sentencepiece
-from keras_albert.data.pretraining_tfrecords import FEATURE_NAMES
-from keras_albert.data.pretraining_tfrecords import parse_pretraining_examples
-from keras_albert.data.pretraining_tfrecords import pretraining_dataset
-from keras_albert.data.pretraining_tfrecords import serialize_instances
-from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
-from tests.conftest import synthetic_sentences
+tf = pytest.importorskip("tensorflow", reason="TFRecords and their tf.data reader are TensorFlow's")
+
+from keras_albert.data.ngram_masking import CLS_ID  # noqa: E402
+from keras_albert.data.ngram_masking import MASK_ID  # noqa: E402
+from keras_albert.data.ngram_masking import SEP_ID  # noqa: E402
+from keras_albert.data.ngram_masking import NgramMasker  # noqa: E402
+from keras_albert.data.ngram_masking import apply_masks_tf  # noqa: E402
+from keras_albert.data.ngram_masking import find_words_tf  # noqa: E402
+from keras_albert.data.ngram_masking import num_to_predict  # noqa: E402
+from keras_albert.data.ngram_masking import restore_original_ids  # noqa: E402
+from keras_albert.data.ngram_masking import start_piece_table  # noqa: E402
+from keras_albert.data.pretraining_instances import create_pretraining_instances  # noqa: E402
+from keras_albert.data.pretraining_instances import load_sentencepiece  # noqa: E402
+from keras_albert.data.pretraining_tfrecords import FEATURE_NAMES  # noqa: E402
+from keras_albert.data.pretraining_tfrecords import parse_pretraining_examples  # noqa: E402
+from keras_albert.data.pretraining_tfrecords import pretraining_dataset  # noqa: E402
+from keras_albert.data.pretraining_tfrecords import serialize_instances  # noqa: E402
+from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords  # noqa: E402
+from tests.conftest import synthetic_sentences  # noqa: E402
 
 SEQUENCE, PREDICTIONS = 64, 10
 

@@ -1,9 +1,14 @@
-"""TFDS text datasets read locally (mocked data: no download here)."""
+"""TFDS text datasets read locally (mocked data: no download here).
+
+TensorFlow only (TFDS reads through it); skipped without it.
+"""
 
 import pytest
-import tensorflow_datasets as tfds
 
-from keras_albert.data.tfds_examples import read_tfds
+pytest.importorskip("tensorflow", reason="TFDS reads through TensorFlow")
+import tensorflow_datasets as tfds  # noqa: E402
+
+from keras_albert.data.tfds_examples import read_tfds  # noqa: E402
 
 
 def test_reads_a_local_glue_dataset():

@@ -1,3 +1,8 @@
+"""WordNet supersenses: synsets, labels, splits.
+
+Runs without TensorFlow; test_tf_data only where it is installed.
+"""
+
 import collections
 
 import pytest
@@ -58,6 +63,7 @@ def test_examples_are_optional():
 
 
 def test_tf_data():
+    pytest.importorskip("tensorflow", reason="supersense_dataset is a tf.data.Dataset")
     dataset = datasets.supersense_dataset("validation", pos="r")
     text, label = next(iter(dataset))
     assert text.dtype.name == "string" and label.dtype.name == "int32"

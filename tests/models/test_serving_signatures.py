@@ -2,17 +2,20 @@
 
 Run eagerly here; tests/export writes the same signatures out as
 SavedModels and checks them after loading.
+
+TensorFlow only (serving signatures are tf.functions); skipped without it.
 """
 
 import numpy as np
 import pytest
-import tensorflow as tf
 
-import keras_albert
-from keras_albert.models.length_buckets import unbucketed
-from keras_albert.serving.serving_signature import ServingSignature
-from keras_albert.serving.serving_signature import logit_outputs
-from keras_albert.serving.task_signatures import serving_signature
+tf = pytest.importorskip("tensorflow", reason="serving signatures are TensorFlow's")
+
+import keras_albert  # noqa: E402
+from keras_albert.models.length_buckets import unbucketed  # noqa: E402
+from keras_albert.serving.serving_signature import ServingSignature  # noqa: E402
+from keras_albert.serving.serving_signature import logit_outputs  # noqa: E402
+from keras_albert.serving.task_signatures import serving_signature  # noqa: E402
 
 TEXTS = ["the cat sleeps.", "emma walks slowly to the garden", "", "dog " * 40]
 

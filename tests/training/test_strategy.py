@@ -1,4 +1,8 @@
-"""resolve_strategy and configure_precision; nothing here dials beyond 127.0.0.1."""
+"""resolve_strategy; nothing here dials beyond 127.0.0.1.
+
+TensorFlow only (tf.distribute); skipped without it. configure_precision runs on
+every backend in tests/training/test_precision.py.
+"""
 
 import json
 import logging
@@ -12,14 +16,13 @@ import time
 
 import keras
 import pytest
-import tensorflow as tf
 
-from keras_albert.training import PRECISION_POLICIES
-from keras_albert.training import STRATEGY_NAMES
-from keras_albert.training import TPUConnectionError
-from keras_albert.training import configure_precision
-from keras_albert.training import resolve_strategy
-from keras_albert.training import strategy as strategy_module
+tf = pytest.importorskip("tensorflow", reason="tf.distribute strategies are TensorFlow's")
+
+from keras_albert.training import STRATEGY_NAMES  # noqa: E402
+from keras_albert.training import TPUConnectionError  # noqa: E402
+from keras_albert.training import resolve_strategy  # noqa: E402
+from keras_albert.training import strategy as strategy_module  # noqa: E402
 
 
 @pytest.fixture
@@ -290,22 +293,3 @@ def test_multi_worker_without_tf_config_is_one_local_worker():
     )
     assert out["multi_worker"]
     assert out["value"] == 2.0 * out["replicas"]
-
-
-def test_configure_precision():
-    try:
-        policy = configure_precision("mixed_bfloat16")
-        assert (policy.compute_dtype, policy.variable_dtype) == ("bfloat16", "float32")
-        layer = keras.layers.Dense(2)
-        layer.build((None, 3))
-        assert layer.compute_dtype == "bfloat16"
-        assert layer.kernel.dtype == "float32"
-        assert configure_precision("mixed_float16").compute_dtype == "float16"
-        with pytest.raises(ValueError) as info:
-            configure_precision("bf16")
-        assert "policy='bf16'" in str(info.value)
-        for name in PRECISION_POLICIES:
-            assert repr(name) in str(info.value)
-    finally:
-        configure_precision("float32")
-    assert keras.mixed_precision.global_policy().name == "float32"

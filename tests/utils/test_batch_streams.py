@@ -1,5 +1,9 @@
 """What the task models let through unchecked as ready batches: datasets of
-every pipeline Keras and keras-hub take (tf.data, PyDataset, grain)."""
+every pipeline Keras and keras-hub take (tf.data, PyDataset, grain).
+
+Runs on every backend; the tf.data check only where TensorFlow is installed:
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/utils/test_batch_streams.py
+"""
 
 import grain
 import keras
@@ -17,11 +21,13 @@ class _Batches(keras.utils.PyDataset):
         return np.zeros((2, 3))
 
 
-def test_datasets_of_every_pipeline_are_batch_streams():
-    import tensorflow as tf
-
-    rows = [{"token_ids": np.arange(4)} for _ in range(3)]
+def test_tf_data_datasets_are_batch_streams():
+    tf = pytest.importorskip("tensorflow", reason="tf.data is TensorFlow's")
     assert is_batch_stream(tf.data.Dataset.from_tensor_slices(np.zeros((3, 4))))
+
+
+def test_datasets_of_every_other_pipeline_are_batch_streams():
+    rows = [{"token_ids": np.arange(4)} for _ in range(3)]
     assert is_batch_stream(_Batches())
     assert is_batch_stream(grain.MapDataset.source(rows).batch(2))
     assert is_batch_stream(grain.MapDataset.source(rows).to_iter_dataset())
