@@ -1,5 +1,10 @@
 """`evaluate_classifier`: metrics equal a hand computation on the model's
-own predictions; the confusion matrix counts every example once."""
+own predictions; the confusion matrix counts every example once.
+
+Runs on every backend; the serving SavedModel's cases only where
+TensorFlow is installed:
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/pipelines/test_evaluating.py
+"""
 
 import json
 
@@ -34,6 +39,8 @@ def _hand_f1_macro(predicted, true):
 
 @pytest.mark.parametrize("source", ["preset", "saved_model"])
 def test_metrics_equal_a_hand_computation(trained, tmp_path, source):
+    if source == "saved_model":
+        pytest.importorskip("tensorflow", reason="serving SavedModels are TensorFlow's")
     texts, labels = animal_texts(60, seed=11)
     write_table(tmp_path / "dev.tsv", texts, labels)
     output = tmp_path / "report.json"
@@ -82,27 +89,30 @@ def test_report_json_keeps_rows_on_one_line():
     assert '      [1, 0],\n      [1, 0]\n' in text and '"b": {"f1": 0.0}' in text
 
 
-def test_a_regressor_is_scored_by_correlation(tmp_path, tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
+@pytest.mark.parametrize("source", ["preset", "serving"])
+def test_a_regressor_is_scored_by_correlation(tmp_path, tmp_path_factory, sentencepiece_proto, tiny_backbone_config,
+                                              source):
     from scipy import stats
 
     from tests.pipelines.tiny_classifier import tiny_regressor
 
+    if source == "serving":
+        pytest.importorskip("tensorflow", reason="serving SavedModels are TensorFlow's")
     regressor = tiny_regressor(tmp_path_factory, sentencepiece_proto, tiny_backbone_config)
     texts, _ = animal_texts(30, seed=12)
     scores = [len(text.split()) for text in texts]
     (tmp_path / "dev.csv").write_text("text,score\n" + "".join(f"{t},{s}\n" for t, s in zip(texts, scores)))
-    for source in ("preset", "serving"):
-        flag = {"preset": "preset", "serving": "saved_model"}[source]
-        report = evaluate_classifier(EvaluateSettings(
-            data=str(tmp_path / "dev.csv"), label_column="score", output=str(tmp_path / f"{source}.json"),
-            **{flag: str(regressor / source)}))
-        predicted = np.asarray(keras_albert.AlbertClassifier.from_preset(str(regressor / "preset")).predict(
-            texts, verbose=0))[:, 0]
-        assert report["examples"] == 30 and "confusion_matrix" not in report
-        assert report["metrics"]["pearson"] == pytest.approx(stats.pearsonr(predicted, scores)[0], abs=1e-5)
-        assert report["metrics"]["spearman"] == pytest.approx(stats.spearmanr(predicted, scores)[0], abs=1e-5)
-        assert report["metrics"]["mean_squared_error"] == pytest.approx(
-            np.mean((predicted - np.asarray(scores)) ** 2), rel=1e-5)
+    flag = {"preset": "preset", "serving": "saved_model"}[source]
+    report = evaluate_classifier(EvaluateSettings(
+        data=str(tmp_path / "dev.csv"), label_column="score", output=str(tmp_path / f"{source}.json"),
+        **{flag: str(regressor / source)}))
+    predicted = np.asarray(keras_albert.AlbertClassifier.from_preset(str(regressor / "preset")).predict(
+        texts, verbose=0))[:, 0]
+    assert report["examples"] == 30 and "confusion_matrix" not in report
+    assert report["metrics"]["pearson"] == pytest.approx(stats.pearsonr(predicted, scores)[0], abs=1e-5)
+    assert report["metrics"]["spearman"] == pytest.approx(stats.spearmanr(predicted, scores)[0], abs=1e-5)
+    assert report["metrics"]["mean_squared_error"] == pytest.approx(
+        np.mean((predicted - np.asarray(scores)) ** 2), rel=1e-5)
     (tmp_path / "words.csv").write_text("text,score\na cat,many\n")
     with pytest.raises(ValueError, match="column 'score' holds 'many': the classifier is a regressor"):
         evaluate_classifier(EvaluateSettings(data=str(tmp_path / "words.csv"), label_column="score",

@@ -1,5 +1,10 @@
 """`predict_texts`: rows equal the classifier's own predictions, from a
-preset or its serving SavedModel, in JSON lines or TSV."""
+preset or its serving SavedModel, in JSON lines or TSV.
+
+Runs on every backend; the serving SavedModel's tests only where TensorFlow
+is installed:
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/pipelines/test_predicting.py
+"""
 
 import csv
 import json
@@ -48,6 +53,7 @@ def test_preset_rows_equal_the_models_own_predict(trained, tmp_path):
 
 
 def test_saved_model_agrees_with_the_preset_and_names_every_class(trained, tmp_path):
+    pytest.importorskip("tensorflow", reason="serving SavedModels are TensorFlow's")
     texts, _ = animal_texts(40, seed=6)
     preset = load_classifier(preset=str(trained / "preset"))
     served = load_classifier(saved_model=str(trained / "serving"))
@@ -88,6 +94,7 @@ def test_read_texts_lines_and_tables(tmp_path):
 
 
 def test_a_saved_model_of_single_texts_refuses_pairs(trained, tmp_path):
+    pytest.importorskip("tensorflow", reason="serving SavedModels are TensorFlow's")
     served = load_classifier(saved_model=str(trained / "serving"))
     with pytest.raises(ValueError, match="classifies single texts; received two `--text_columns`"):
         classify(served, ["a"], ["b"])
@@ -118,6 +125,14 @@ def test_a_regressors_rows_are_its_scores(tmp_path, tmp_path_factory, sentencepi
     lines = (tmp_path / "rows.tsv").read_text(encoding="utf-8").splitlines()
     assert lines[0] == "text\tscore" and [float(line.split("\t")[1]) for line in lines[1:]] == [
         row["score"] for row in rows]
+
+
+def test_a_served_regressors_scores_are_the_presets(tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
+    pytest.importorskip("tensorflow", reason="serving SavedModels are TensorFlow's")
+    regressor = tiny_regressor(tmp_path_factory, sentencepiece_proto, tiny_backbone_config)
+    texts, _ = animal_texts(7, seed=8)
+    expected = np.asarray(keras_albert.AlbertClassifier.from_preset(str(regressor / "preset")).predict(
+        texts, verbose=0))[:, 0]
     served = load_classifier(saved_model=str(regressor / "serving"))
     assert served.regression
     np.testing.assert_allclose(classify(served, texts)[:, 0], expected, atol=1e-5)

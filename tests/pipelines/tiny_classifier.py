@@ -1,7 +1,8 @@
 """A tiny fine-tuned text classifier for the predict and evaluate tests:
 three classes named by the animal a text ends with, trained for a few
-epochs (seconds), saved as a preset and as a serving SavedModel; and a
-tiny regressor (its score: the number of words) saved the same way."""
+epochs (seconds), saved as a preset and, where TensorFlow is installed, as
+a serving SavedModel; and a tiny regressor (its score: the number of words)
+saved the same way."""
 
 import pathlib
 import random
@@ -10,6 +11,7 @@ import keras
 import numpy as np
 
 import keras_albert
+from keras_albert.utils.backend import tensorflow_available
 from tests.conftest import _WORDS
 
 LABELS = ("bird", "cat", "fish")
@@ -50,11 +52,9 @@ def build_tiny_classifier(directory, proto, backbone_config, serving=True):
     return directory
 
 
-def build_tiny_regressor(directory, proto, backbone_config):
+def build_tiny_regressor(directory, proto, backbone_config, serving=True):
     """A regressor of a text's word count, briefly trained; writes
-    DIRECTORY/preset and DIRECTORY/serving."""
-    from keras_albert.export.serving_saved_model import export_serving_saved_model
-
+    DIRECTORY/preset (and /serving on TensorFlow)."""
     directory = pathlib.Path(directory)
     keras.utils.set_random_seed(1)
     tokenizer = keras_albert.AlbertTokenizer(proto=proto)
@@ -65,7 +65,10 @@ def build_tiny_regressor(directory, proto, backbone_config):
     regressor.compile(optimizer=keras.optimizers.Adam(3e-3))
     regressor.fit(texts, np.asarray([len(t.split()) for t in texts], "float32"), batch_size=16, epochs=3, verbose=0)
     regressor.save_to_preset(str(directory / "preset"))
-    export_serving_saved_model(regressor, directory / "serving", check_texts=texts[:4])
+    if serving:
+        from keras_albert.export.serving_saved_model import export_serving_saved_model
+
+        export_serving_saved_model(regressor, directory / "serving", check_texts=texts[:4])
     return directory
 
 
@@ -74,16 +77,20 @@ _BUILT = {}
 
 def tiny_classifier(tmp_path_factory, proto, backbone_config):
     """`build_tiny_classifier` once per test session (the predict and
-    evaluate tests share it); the directory must not be changed."""
+    evaluate tests share it); the directory must not be changed. Its
+    serving SavedModel only where TensorFlow is installed: tests of it
+    skip without TensorFlow, the preset's tests run everywhere."""
     key = str(tmp_path_factory.getbasetemp())
     if key not in _BUILT:
-        _BUILT[key] = build_tiny_classifier(tmp_path_factory.mktemp("tiny_classifier"), proto, backbone_config)
+        _BUILT[key] = build_tiny_classifier(
+            tmp_path_factory.mktemp("tiny_classifier"), proto, backbone_config, serving=tensorflow_available())
     return _BUILT[key]
 
 
 def tiny_regressor(tmp_path_factory, proto, backbone_config):
-    """`build_tiny_regressor` once per test session."""
+    """`build_tiny_regressor` once per test session (serving as above)."""
     key = "regressor " + str(tmp_path_factory.getbasetemp())
     if key not in _BUILT:
-        _BUILT[key] = build_tiny_regressor(tmp_path_factory.mktemp("tiny_regressor"), proto, backbone_config)
+        _BUILT[key] = build_tiny_regressor(
+            tmp_path_factory.mktemp("tiny_regressor"), proto, backbone_config, serving=tensorflow_available())
     return _BUILT[key]
