@@ -88,8 +88,8 @@ def test_help_flags_answer_before_required_flags_are_checked(capsys, flag):
 
 
 def test_flag_choices_match_the_library():
-    from keras_albert.models.albert_classifier import POOLING_CHOICES
     # Where they are defined (strategy.py, tf.distribute's, re-exports them).
+    from keras_albert.models.albert_classifier import POOLING_CHOICES
     from keras_albert.training.precision import PRECISION_POLICIES
     from keras_albert.training.scope import STRATEGY_NAMES
 

@@ -1,5 +1,11 @@
 """Google's TF1 release layout (albert_config.json, model.ckpt-*, .model)
-converts with equal outputs; malformed releases fail whole and write nothing."""
+converts with equal outputs; malformed releases fail whole and write nothing.
+
+TF1 checkpoints are written and read with TensorFlow: those tests skip
+without it; hostile archives are refused on every backend, and a release
+without TensorFlow names what to install:
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/convert/test_tf1_checkpoint.py
+"""
 
 import io
 import json
@@ -7,16 +13,22 @@ import tarfile
 
 import numpy as np
 import pytest
-import tensorflow as tf
 
 from keras_albert.convert.albert_config import albert_config_to_ours
 from keras_albert.convert.converted_preset import load_preset_model
 from keras_albert.convert.huggingface import hf_state_to_tf1
 from keras_albert.convert.tf1_checkpoint import convert_tf1_checkpoint
+from keras_albert.utils.backend import TensorFlowRequiredError
+from keras_albert.utils.backend import tensorflow_available
 from tests.convert.hf_reference import TOLERANCE
 from tests.convert.hf_reference import hf_model
 from tests.convert.hf_reference import hf_outputs
 from tests.convert.hf_reference import our_outputs
+
+if tensorflow_available():
+    import tensorflow as tf
+needs_tensorflow = pytest.mark.skipif(not tensorflow_available(),
+                                      reason="TF1 checkpoints are written and read with TensorFlow")
 
 # Keys the published albert_config.json files carry besides the model's.
 RELEASE_EXTRAS = {
@@ -85,6 +97,7 @@ def assert_same_outputs(model, preset):
     return ours
 
 
+@needs_tensorflow
 def test_release_directory_converts_with_equal_outputs(tmp_path, model, sentencepiece_proto):
     release = write_release(tmp_path / "albert_base", model, sentencepiece_proto)
     convert_tf1_checkpoint(release, tmp_path / "preset")
@@ -96,6 +109,7 @@ def test_release_directory_converts_with_equal_outputs(tmp_path, model, sentence
 
 
 @pytest.mark.large
+@needs_tensorflow
 def test_published_tarball_converts(tmp_path, model, sentencepiece_proto):
     release = write_release(tmp_path / "albert_base", model, sentencepiece_proto)
     archive = tmp_path / "albert_base_v2.tar.gz"
@@ -105,6 +119,7 @@ def test_published_tarball_converts(tmp_path, model, sentencepiece_proto):
     assert_same_outputs(model, tmp_path / "preset")
 
 
+@needs_tensorflow
 def test_every_problem_is_reported_at_once_and_nothing_is_written(
     tmp_path, model, sentencepiece_proto
 ):
@@ -122,6 +137,7 @@ def test_every_problem_is_reported_at_once_and_nothing_is_written(
     assert not (tmp_path / "preset").exists()
 
 
+@needs_tensorflow
 def test_config_that_is_not_json_is_named(tmp_path, model, sentencepiece_proto):
     release = write_release(tmp_path / "release", model, sentencepiece_proto)
     (release / "albert_config.json").write_text("{vocab_size: 30000")
@@ -130,6 +146,7 @@ def test_config_that_is_not_json_is_named(tmp_path, model, sentencepiece_proto):
     assert not (tmp_path / "preset").exists()
 
 
+@needs_tensorflow
 def test_unsupported_architecture_variant_is_refused(tmp_path, model, sentencepiece_proto):
     release = write_release(tmp_path / "release", model, sentencepiece_proto)
     config = json.loads((release / "albert_config.json").read_text())
@@ -170,3 +187,17 @@ def test_hostile_tarballs_are_refused(tmp_path, member, kind, linkname, why):
     assert member in str(error.value)
     assert not (tmp_path / "escaped.txt").exists()
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(tensorflow_available(), reason="what a machine without TensorFlow answers")
+def test_without_tensorflow_a_release_says_what_to_install(tmp_path):
+    release = tmp_path / "release"
+    release.mkdir()
+    config = dict(vocab_size=30, embedding_size=8, hidden_size=16, num_hidden_layers=1,
+                  num_attention_heads=2, intermediate_size=32, hidden_act="gelu",
+                  max_position_embeddings=16, type_vocab_size=2, **RELEASE_EXTRAS)
+    (release / "albert_config.json").write_text(json.dumps(config))
+    (release / "model.ckpt-best.index").write_bytes(b"")
+    with pytest.raises(TensorFlowRequiredError, match="TF1 checkpoint needs TensorFlow"):
+        convert_tf1_checkpoint(release, tmp_path / "preset")
+    assert not (tmp_path / "preset").exists()

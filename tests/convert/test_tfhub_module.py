@@ -1,16 +1,20 @@
 """A SavedModel in the TF-Hub ALBERT encoder layout (Model Garden variable
-names, per-head attention kernels, an `mlm` subobject) converts exactly."""
+names, per-head attention kernels, an `mlm` subobject) converts exactly.
+
+TensorFlow only (TF-Hub modules are SavedModels); skipped without it.
+"""
 
 import numpy as np
 import pytest
-import tensorflow as tf
 
-import keras_albert
-from keras_albert.convert.converted_preset import load_preset_model
-from keras_albert.convert.tf1_names import get_model_weights
-from keras_albert.convert.tfhub_module import HUB_MLM_NAMES
-from keras_albert.convert.tfhub_module import HUB_NAMES
-from keras_albert.convert.tfhub_module import convert_tfhub_module
+tf = pytest.importorskip("tensorflow", reason="TF-Hub modules are TensorFlow SavedModels")
+
+import keras_albert  # noqa: E402
+from keras_albert.convert.converted_preset import load_preset_model  # noqa: E402
+from keras_albert.convert.tf1_names import get_model_weights  # noqa: E402
+from keras_albert.convert.tfhub_module import HUB_MLM_NAMES  # noqa: E402
+from keras_albert.convert.tfhub_module import HUB_NAMES  # noqa: E402
+from keras_albert.convert.tfhub_module import convert_tfhub_module  # noqa: E402
 
 
 def reference_pretrainer(config):

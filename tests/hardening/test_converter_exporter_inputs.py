@@ -1,4 +1,9 @@
-"""Converters (keras_albert.convert) and exporters (keras_albert.export) with bad inputs."""
+"""Converters (keras_albert.convert) and exporters (keras_albert.export) with bad inputs.
+
+Runs on every backend; the TF-Hub converter and the exporters are
+TensorFlow's, so their cases skip without it:
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/hardening/test_converter_exporter_inputs.py
+"""
 
 import json
 
@@ -7,10 +12,28 @@ import pytest
 from keras_albert.convert.huggingface import convert_huggingface
 from keras_albert.convert.keras_hub_preset import convert_keras_hub_preset
 from keras_albert.convert.tf1_checkpoint import convert_tf1_checkpoint
-from keras_albert.convert.tfhub_module import convert_tfhub_module
-from keras_albert.export.serving_saved_model import export_serving_saved_model
-from keras_albert.export.tflite_export import export_tflite
+from keras_albert.utils.backend import tensorflow_available
 from tests.hardening.conftest import assert_names
+
+needs_tensorflow = pytest.mark.skipif(not tensorflow_available(), reason="TF-Hub modules and exports are TensorFlow's")
+
+
+def convert_tfhub_module(src, dst):
+    from keras_albert.convert.tfhub_module import convert_tfhub_module
+
+    return convert_tfhub_module(src, dst)
+
+
+def export_serving_saved_model(*args, **kwargs):
+    from keras_albert.export.serving_saved_model import export_serving_saved_model
+
+    return export_serving_saved_model(*args, **kwargs)
+
+
+def export_tflite(*args, **kwargs):
+    from keras_albert.export.tflite_export import export_tflite
+
+    return export_tflite(*args, **kwargs)
 
 HF_CONFIG = {
     "model_type": "albert", "vocab_size": 30, "embedding_size": 8, "hidden_size": 16,
@@ -47,6 +70,7 @@ CONVERTER_CASES = [
     ("keras_hub_not_a_preset", convert_keras_hub_preset, lambda t: _hf_dir(t), ValueError, ["`src`", "not a keras-hub ALBERT preset", "keras_hub>AlbertBackbone"]),
     ("tfhub_not_saved_model", convert_tfhub_module, lambda t: _hf_dir(t), (ValueError, FileNotFoundError), ["hf"]),
 ]
+NEED_TENSORFLOW = {"tfhub_not_saved_model"}
 
 
 def _write(path, data):
@@ -55,9 +79,10 @@ def _write(path, data):
 
 
 @pytest.mark.entry_point("converters")
-@pytest.mark.parametrize(
-    "convert, make, expected, needles", [case[1:] for case in CONVERTER_CASES], ids=[case[0] for case in CONVERTER_CASES]
-)
+@pytest.mark.parametrize("convert, make, expected, needles", [
+    pytest.param(*case[1:], id=case[0], marks=[needs_tensorflow] if case[0] in NEED_TENSORFLOW else [])
+    for case in CONVERTER_CASES
+])
 def test_converter_refuses_bad_source(convert, make, expected, needles, tmp_path):
     with pytest.raises(expected) as error:
         convert(str(make(tmp_path)), str(tmp_path / "out"))
@@ -91,6 +116,7 @@ def _without_preprocessor(classifier):
 
 
 @pytest.mark.entry_point("exporters")
+@needs_tensorflow
 @pytest.mark.parametrize("call, needles", [case[1:] for case in EXPORTER_CASES], ids=[case[0] for case in EXPORTER_CASES])
 def test_exporter_refuses_bad_arguments(classifier, call, needles, tmp_path):
     with pytest.raises(ValueError) as error:
@@ -99,6 +125,7 @@ def test_exporter_refuses_bad_arguments(classifier, call, needles, tmp_path):
 
 
 @pytest.mark.entry_point("exporters")
+@needs_tensorflow
 def test_tfhub_export_refuses_an_unexportable_backbone(tmp_path):
     import keras_albert
     from keras_albert.export.tfhub_export import export_tfhub
