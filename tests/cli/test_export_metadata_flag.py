@@ -1,5 +1,8 @@
 """`export --format=tflite --metadata/--nometadata`: on by default for
-classifiers with label names, refused where it cannot apply."""
+classifiers with label names, refused where it cannot apply.
+
+TensorFlow only (TFLite export); skipped without it.
+"""
 
 import importlib.util
 import io
@@ -8,9 +11,11 @@ import zipfile
 import numpy as np
 import pytest
 
-import keras_albert
-from keras_albert.cli.main import main
-from keras_albert.export import tflite_metadata
+pytest.importorskip("tensorflow", reason="TFLite export is TensorFlow's")
+
+import keras_albert  # noqa: E402
+from keras_albert.cli.main import main  # noqa: E402
+from keras_albert.export import tflite_metadata  # noqa: E402
 
 
 def _preset(directory, tokenizer, config, label_names):

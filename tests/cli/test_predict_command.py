@@ -1,5 +1,10 @@
 """`python -m keras_albert predict`: rows on stdout or in a file, progress
-apart from them, and bad input refused in one line with nothing written."""
+apart from them, and bad input refused in one line with nothing written.
+
+Runs on every backend; a serving SavedModel runs on KERAS_BACKEND=tensorflow
+only (elsewhere `--saved_model` is refused in one line):
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/cli/test_predict_command.py
+"""
 
 import io
 import json
@@ -7,6 +12,7 @@ import os
 import subprocess
 import sys
 
+import keras
 import numpy as np
 import pytest
 
@@ -18,6 +24,7 @@ from tests.pipelines.tiny_classifier import animal_texts
 from tests.pipelines.tiny_classifier import tiny_classifier
 
 ROOT = __file__.rsplit("/tests/", 1)[0]
+ON_TENSORFLOW = keras.config.backend() == "tensorflow"
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +49,7 @@ def test_rows_on_stdout_progress_on_stderr(trained, texts_file, capsys):
     assert "Classifying 5 texts in batches of 32" in err
 
 
+@pytest.mark.skipif(not ON_TENSORFLOW, reason="a serving SavedModel runs on KERAS_BACKEND=tensorflow")
 def test_saved_model_from_standard_input_to_a_tsv_file(trained, tmp_path, monkeypatch, capsys):
     texts, _ = animal_texts(6, seed=4)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("\n".join(texts).encode("utf-8"))))
@@ -80,7 +88,10 @@ def _bad_inputs(trained, tmp_path):
         ([preset, texts], "'{tmp}/table.tsv' line 1: missing columns ['text']; the header has ['sentence', 'label']."),
         (["--preset=albert_tiny_en", texts, "--text_columns=sentence"],
          "'albert_tiny_en' holds AlbertPretrainer (its task.json); predict and evaluate take text classifiers"),
-        ([f"--saved_model={tmp_path}", texts], "`--saved_model` '{tmp}' holds no saved_model.pb"),
+        ([f"--saved_model={tmp_path}", texts],
+         "`--saved_model` '{tmp}' holds no saved_model.pb" if ON_TENSORFLOW else
+         f"`--saved_model` runs with TensorFlow only (KERAS_BACKEND=tensorflow); this run is on "
+         f"KERAS_BACKEND={keras.config.backend()}"),
         ([preset, texts, "--batch_size=0"], "`--batch_size` must be a positive integer. Received: 0"),
     ]
 

@@ -1,6 +1,12 @@
 """`python -m keras_albert publish`: the directory and card from the command
 line, label names from a flag or a file, bad input in one line, and an
-upload failure that names the cause and keeps the directory."""
+upload failure that names the cause and keeps the directory.
+
+Publishing is TensorFlow's (keras_albert.export): its cases skip without
+it, where flag errors still answer and a publish says in one line what to
+install:
+    KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/cli/test_publish_command.py
+"""
 
 import json
 import pathlib
@@ -9,13 +15,16 @@ import pytest
 from huggingface_hub import ModelCard
 
 from keras_albert.cli.main import main
-from keras_albert.export import hub_upload
+from keras_albert.utils.backend import tensorflow_available
+
+needs_tensorflow = pytest.mark.skipif(not tensorflow_available(), reason="publishing is TensorFlow's")
 
 README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
 
 SUPERSENSE = "albert_tiny_en_student_supersense"
 
 
+@needs_tensorflow
 def test_publish_writes_the_preset_and_a_card(tmp_path, capsys):
     output = tmp_path / "published"
     assert main(["publish", f"--preset={SUPERSENSE}", f"--output={output}", "--exports=none",
@@ -37,6 +46,7 @@ def test_publish_writes_the_preset_and_a_card(tmp_path, capsys):
     assert read.data.base_model == "me/albert-tiny-student" and read.data.datasets == ["me/wordnet-glosses"]
 
 
+@needs_tensorflow
 def test_label_names_from_a_file_must_match_the_saved_ones(tmp_path, capsys):
     names = tmp_path / "labels.txt"
     names.write_text("a\nb\n", encoding="utf-8")
@@ -48,7 +58,7 @@ def test_label_names_from_a_file_must_match_the_saved_ones(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["--handle=s3://bucket/model"], "unknown scheme"),
+    pytest.param(["--handle=s3://bucket/model"], "unknown scheme", marks=needs_tensorflow),
     (["--exports=auto", "--exports=tfhub"], "auto and none stand alone"),
     (["--label_names=a,b", "--label_names_file=x.txt"], "not both"),
     (["--license=gpl"], "value should be one of <apache-2.0|mit>"),
@@ -61,7 +71,10 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys, arguments, message):
     assert not output.exists()
 
 
+@needs_tensorflow
 def test_offline_upload_is_one_line_and_keeps_the_directory(tmp_path, monkeypatch, capsys):
+    from keras_albert.export import hub_upload
+
     monkeypatch.setattr(hub_upload, "network_available", lambda host: False)
     output = tmp_path / "published"
     assert main(["publish", f"--preset={SUPERSENSE}", f"--output={output}", "--exports=none",
@@ -79,3 +92,13 @@ def test_offline_upload_is_one_line_and_keeps_the_directory(tmp_path, monkeypatc
     assert main(["publish", f"--preset={SUPERSENSE}", f"--output={output}", "--exports=none",
                  "--handle=kaggle://me/albert/keras/tiny"]) == 0
     assert calls and calls[0][0] == output
+
+
+@pytest.mark.skipif(tensorflow_available(), reason="what a machine without TensorFlow answers")
+def test_without_tensorflow_publish_says_what_to_install(tmp_path, capsys):
+    output = tmp_path / "published"
+    assert main(["publish", f"--preset={SUPERSENSE}", f"--output={output}", "--exports=none"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("error: "), err
+    assert "needs TensorFlow, which is not installed: pip install tensorflow" in err[0]
+    assert not output.exists()
