@@ -45,6 +45,7 @@ from keras_albert.serving.task_signatures import serving_signature
 from keras_albert.serving.task_signatures import supports_serving
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
+from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.label_file import write_label_file
 from keras_albert.utils.native_notices import SAVED_MODEL_NOTICES
 from keras_albert.utils.native_notices import notices_held_back
@@ -55,6 +56,9 @@ _logger = logging.getLogger(__name__)
 
 
 def _check_exportable(task, path, overwrite=False):
+    # The signature traces the Keras model into a TensorFlow graph: on JAX
+    # jax2tf fails deep inside with an unrelated dtype error.
+    require_tensorflow("A serving SavedModel", backend_too=True)
     check_serving_preprocessor(task)
     if not supports_serving(task):
         raise ValueError(

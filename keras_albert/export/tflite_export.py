@@ -29,6 +29,7 @@ from keras_albert.models.albert_question_answerer import AlbertQuestionAnswerer
 from keras_albert.models.preprocessor_inputs import padded_to
 from keras_albert.utils.atomic_file import check_writable_directory
 from keras_albert.utils.atomic_file import write_file_atomically
+from keras_albert.utils.backend import require_tensorflow
 from keras_albert.utils.native_notices import TFLITE_NOTICES
 from keras_albert.utils.native_notices import notices_held_back
 from keras_albert.utils.progress import logged_step
@@ -276,6 +277,8 @@ def export_tflite(
     other runtimes; the output is then `probabilities` (see
     `tflite_metadata`).
     """
+    # Conversion traces the Keras model into a TensorFlow graph.
+    require_tensorflow("TFLite export", backend_too=True)
     check_quantize(quantize)
     task = metadata_outputs(task, metadata)
     if not task.built or getattr(task, "preprocessor", None) is None:
