@@ -18,6 +18,7 @@ from keras_albert.pipelines.evaluating import report_json
 from keras_albert.pipelines.prediction_settings import EvaluateSettings
 from tests.pipelines.tiny_classifier import LABELS
 from tests.pipelines.tiny_classifier import animal_texts
+from tests.pipelines.tiny_classifier import skip_unless_serving_runs
 from tests.pipelines.tiny_classifier import tiny_classifier
 from tests.pipelines.tiny_classifier import write_table
 
@@ -40,7 +41,7 @@ def _hand_f1_macro(predicted, true):
 @pytest.mark.parametrize("source", ["preset", "saved_model"])
 def test_metrics_equal_a_hand_computation(trained, tmp_path, source):
     if source == "saved_model":
-        pytest.importorskip("tensorflow", reason="serving SavedModels are TensorFlow's")
+        skip_unless_serving_runs()
     texts, labels = animal_texts(60, seed=11)
     write_table(tmp_path / "dev.tsv", texts, labels)
     output = tmp_path / "report.json"
@@ -97,7 +98,7 @@ def test_a_regressor_is_scored_by_correlation(tmp_path, tmp_path_factory, senten
     from tests.pipelines.tiny_classifier import tiny_regressor
 
     if source == "serving":
-        pytest.importorskip("tensorflow", reason="serving SavedModels are TensorFlow's")
+        skip_unless_serving_runs()
     regressor = tiny_regressor(tmp_path_factory, sentencepiece_proto, tiny_backbone_config)
     texts, _ = animal_texts(30, seed=12)
     scores = [len(text.split()) for text in texts]

@@ -1,8 +1,8 @@
 """`predict_texts`: rows equal the classifier's own predictions, from a
 preset or its serving SavedModel, in JSON lines or TSV.
 
-Runs on every backend; the serving SavedModel's tests only where TensorFlow
-is installed:
+Runs on every backend; the serving SavedModel's tests on KERAS_BACKEND=tensorflow
+(elsewhere the library refuses to write or load one):
     KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/pipelines/test_predicting.py
 """
 
@@ -21,6 +21,7 @@ from keras_albert.pipelines.predicting import read_texts
 from keras_albert.pipelines.prediction_settings import PredictSettings
 from tests.pipelines.tiny_classifier import LABELS
 from tests.pipelines.tiny_classifier import animal_texts
+from tests.pipelines.tiny_classifier import skip_unless_serving_runs
 from tests.pipelines.tiny_classifier import tiny_classifier
 from tests.pipelines.tiny_classifier import tiny_regressor
 from tests.pipelines.tiny_classifier import write_table
@@ -53,7 +54,7 @@ def test_preset_rows_equal_the_models_own_predict(trained, tmp_path):
 
 
 def test_saved_model_agrees_with_the_preset_and_names_every_class(trained, tmp_path):
-    pytest.importorskip("tensorflow", reason="serving SavedModels are TensorFlow's")
+    skip_unless_serving_runs()
     texts, _ = animal_texts(40, seed=6)
     preset = load_classifier(preset=str(trained / "preset"))
     served = load_classifier(saved_model=str(trained / "serving"))
@@ -94,7 +95,7 @@ def test_read_texts_lines_and_tables(tmp_path):
 
 
 def test_a_saved_model_of_single_texts_refuses_pairs(trained, tmp_path):
-    pytest.importorskip("tensorflow", reason="serving SavedModels are TensorFlow's")
+    skip_unless_serving_runs()
     served = load_classifier(saved_model=str(trained / "serving"))
     with pytest.raises(ValueError, match="classifies single texts; received two `--text_columns`"):
         classify(served, ["a"], ["b"])
@@ -128,7 +129,7 @@ def test_a_regressors_rows_are_its_scores(tmp_path, tmp_path_factory, sentencepi
 
 
 def test_a_served_regressors_scores_are_the_presets(tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
-    pytest.importorskip("tensorflow", reason="serving SavedModels are TensorFlow's")
+    skip_unless_serving_runs()
     regressor = tiny_regressor(tmp_path_factory, sentencepiece_proto, tiny_backbone_config)
     texts, _ = animal_texts(7, seed=8)
     expected = np.asarray(keras_albert.AlbertClassifier.from_preset(str(regressor / "preset")).predict(
