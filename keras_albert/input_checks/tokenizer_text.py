@@ -28,6 +28,15 @@ def _tensorflow_dtype_name(inputs, array):
     return array.dtype.name
 
 
+def _only_text(inputs):
+    """A rectangular batch whose items are all str or bytes."""
+    try:
+        items = np.asarray(inputs, dtype=object)
+    except ValueError:  # ragged
+        return False
+    return all(isinstance(item, (str, bytes)) for item in items.flat)
+
+
 def check_tokenizer_text(inputs):
     """Raises the TensorFlow path's ValueError unless `inputs` is a string
     or a list/array/tensor of strings (rank is keras-hub's to check)."""
@@ -39,13 +48,17 @@ def check_tokenizer_text(inputs):
         raise not_text_error(inputs)
     try:
         array = np.asarray(inputs)
-    except ValueError as error:  # ragged: TensorFlow cannot convert it either
+    except ValueError as error:
+        # Ragged, which TensorFlow cannot convert either; or bytes that are
+        # not ASCII beside str, which NumPy cannot join and TensorFlow takes.
+        if _only_text(inputs):
+            return
         raise not_text_error(inputs) from error
     if array.size == 0 or (array.dtype.kind in "US" and isinstance(inputs, np.ndarray)):
         return
     if array.dtype.kind in "USO":
         # NumPy turns [1, "a"] into strings; TensorFlow refuses the mix.
-        if all(isinstance(item, (str, bytes)) for item in np.asarray(inputs, dtype=object).flat):
+        if _only_text(inputs):
             return
         raise not_text_error(inputs)
     raise ValueError(

@@ -204,6 +204,8 @@ def test_invalid_utf8_reads_as_replacement_characters(tokenizer, raw, replaced):
     # The TF-text path reads a bad byte as U+FFFD; the Python path (no
     # TensorFlow) decodes with "replace" to give the same ids.
     assert [int(i) for i in tokenizer(raw)] == [int(i) for i in tokenizer(replaced)]
+    # Beside a str in one batch (NumPy cannot join such bytes with str).
+    assert [int(i) for i in tokenizer([raw, "emma"])[0]] == [int(i) for i in tokenizer(replaced)]
 
 
 def test_dense_output_with_sequence_length(sentencepiece_proto):
