@@ -56,7 +56,7 @@ def check_feature_keys(x, backbone):
     """Every input the backbone takes is in `x`: Keras's own message for a
     missing one names the keys on TensorFlow, but not on JAX ("Output ...
     is not connected to `inputs`")."""
-    expected = sorted(backbone.input) if isinstance(backbone.input, dict) else list(FEATURE_NAMES)
+    expected = sorted(backbone.input)  # a functional model's dict of named inputs
     missing = [name for name in expected if name not in x]
     if missing:
         raise ValueError(
