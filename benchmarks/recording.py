@@ -136,6 +136,17 @@ def check_rounds(rounds, name="--rounds"):
               "do not quote this run", flush=True)
 
 
+def busy_machine_note(machine_record):
+    """A note when the 1-minute load average exceeded the available cores
+    by more than one (other work shared the CPU: a timing taken under a
+    seed run's load once halved a speed-up), else None."""
+    load, cores = machine_record.get("load_average_1_5_15_min"), machine_record.get("cores_available")
+    if not load or not cores or load[0] <= cores + 1:
+        return None
+    return (f"note: the 1-minute load average was {load[0]} on {cores} cores: other work "
+            "shared the machine; rerun before quoting this file's timings")
+
+
 def write_result(name_or_path, payload, argv=None, threads=None):
     """Writes `payload` plus command, UTC date, machine, thread count and
     library versions; returns the path.
@@ -162,6 +173,9 @@ def write_result(name_or_path, payload, argv=None, threads=None):
         "versions": versions(),
     }
     record.update(relative_to_repository(payload))
+    busy = busy_machine_note(record["machine"])
+    if busy:
+        print(busy, flush=True)
     write_file_atomically(path, json.dumps(record, indent=2) + "\n", name="output")
     print(f"wrote {path}", flush=True)
     return path

@@ -112,3 +112,17 @@ def test_write_result_records_every_field_and_no_repository_path(tmp_path, monke
     assert record["preset"] == "runs/quickstart/preset" and record["rows"] == [".", f"{ROOT}2/x"]
     # Without a given count: this process's (TensorFlow's when it is imported).
     assert recording.threads_in_process()
+
+
+def test_a_busy_machine_is_named_when_the_result_is_written(tmp_path, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    sys.modules.pop("recording", None)
+    import recording
+
+    cores = recording.machine()["cores_available"]
+    monkeypatch.setattr(recording.os, "getloadavg", lambda: (cores + 1.5, 1.0, 1.0))
+    recording.write_result(tmp_path / "busy.json", {"rows": {}}, argv=["benchmarks/x.py"])
+    assert f"1-minute load average was {cores + 1.5} on {cores} cores" in capsys.readouterr().out
+    monkeypatch.setattr(recording.os, "getloadavg", lambda: (float(cores), 1.0, 1.0))
+    recording.write_result(tmp_path / "quiet.json", {"rows": {}}, argv=["benchmarks/x.py"])
+    assert "load average" not in capsys.readouterr().out
