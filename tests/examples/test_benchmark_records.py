@@ -20,7 +20,6 @@ FIELDS = ("command", "date", "machine", "threads", "versions")
 RECORDED_BEFORE_THE_FIELDS = {
     "long_document_quality.json": {"threads", "versions"},
     "long_document_quality_8192.json": {"threads", "versions"},
-    "long_document_quality_cls_pooling.json": {"threads", "versions"},
     # benchmarks/transfer.py's records (issue 36 item 1 rewrites them).
     "transfer_albert_tiny_en_12k.json": {"date", "threads", "versions"},
     "transfer_albert_tiny_en_12k_recipe.json": {"threads", "versions"},
