@@ -71,7 +71,7 @@ def define_flags(flag_values):
     flags.DEFINE_integer("log_every", defaults.log_every, "steps between progress lines", flag_values=fv)
     flags.DEFINE_string("data_dir", defaults.data_dir,
                         "where the instances (TFRecords on TensorFlow, .npz elsewhere) are written or reused (default OUTPUT/data)", flag_values=fv)
-    define_boolean("jit_compile", defaults.jit_compile, "XLA (faster on CPU too)", fv)
+    define_boolean("jit_compile", defaults.jit_compile, "XLA (default: on with TensorFlow and JAX; off with PyTorch, where it means torch.compile)", fv)
     flags.DEFINE_enum("strategy", defaults.strategy, STRATEGY_NAMES, "tf.distribute strategy", flag_values=fv)
     flags.DEFINE_integer("seed", defaults.seed, "random seed (data, weights, shuffling)", flag_values=fv)
     define_tensorboard_flags(fv, defaults.tensorboard)

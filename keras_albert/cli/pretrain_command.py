@@ -107,7 +107,7 @@ def define_flags(flag_values):
     flags.DEFINE_string("tpu", None, "TPU name or grpc:// address", flag_values=fv)
     flags.DEFINE_enum("precision", defaults.precision, PRECISION_POLICIES, "Keras dtype policy",
                       flag_values=fv)
-    define_boolean("jit_compile", defaults.jit_compile, "XLA (faster on CPU too)", fv)
+    define_boolean("jit_compile", defaults.jit_compile, "XLA (default: on with TensorFlow and JAX; off with PyTorch, where it means torch.compile)", fv)
     flags.DEFINE_integer("seed", defaults.seed, "random seed (data, weights, shuffling)", flag_values=fv)
     flags.DEFINE_float("time_budget_minutes", None,
                        "stop at the last checkpoint that fits this wall time (with the held-out "

@@ -40,6 +40,7 @@ from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_causal_lm import AlbertCausalLM
 from keras_albert.models.albert_causal_lm_preprocessor import AlbertCausalLMPreprocessor
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.jit_default import pretraining_jit_compile
 from keras_albert.pipelines import pretraining as mlm
 from keras_albert.pipelines import pretraining_inputs
 from keras_albert.pipelines.training_curves import _pyplot_or_warn
@@ -296,7 +297,8 @@ def run_causal_pretraining(settings):
             f"`batch_size={settings.batch_size}` must be a multiple of the {replicas} replicas "
             "of the strategy."
         )
-    jit_compile = settings.jit_compile and pretraining_inputs.xla_allowed(strategy)
+    jit_compile = pretraining_jit_compile(settings.jit_compile) and pretraining_inputs.xla_allowed(strategy)
+    log(f"training: jit_compile={jit_compile}")
     with scope:
         causal_lm = initial_causal_lm(settings) if settings.init_preset else _new_causal_lm(settings, tokenizer)
         # A plain functional model over the same layers: Keras's own `fit`

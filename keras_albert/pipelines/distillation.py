@@ -33,6 +33,7 @@ from keras_albert.distill.student import parse_student_config
 from keras_albert.distill.student import save_student_preset
 from keras_albert.models.albert_masked_lm import AlbertMaskedLM
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.jit_default import pretraining_jit_compile
 from keras_albert.pipelines.distillation_settings import DistillationSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.pretraining import expand_corpus
 from keras_albert.pipelines.pretraining_inputs import uses_tfrecords
@@ -112,7 +113,7 @@ class _Progress(keras.callbacks.Callback):
 
 def _fit_stage(distiller, dataset, stage, steps, settings, optimizer, logs_dir):
     distiller.set_stage(stage)
-    distiller.compile(optimizer=optimizer, jit_compile=settings.jit_compile)
+    distiller.compile(optimizer=optimizer, jit_compile=pretraining_jit_compile(settings.jit_compile))
     label = "final" if stage is None else f"stage {stage + 1}/{distiller.num_stages}"
     callbacks = [_Progress(label, steps)]
     if logs_dir is not None:

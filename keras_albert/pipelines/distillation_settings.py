@@ -58,7 +58,8 @@ class DistillationSettings:
     # Where the instances are written or reused (default OUTPUT/data):
     # TFRecords on TensorFlow, a NumPy .npz file on JAX and PyTorch.
     data_dir: str = None
-    jit_compile: bool = True
+    # None: the backend's default (`default_pretraining_jit_compile`).
+    jit_compile: bool = None
     strategy: str = "auto"
     seed: int = 0
     # TensorBoard logs in OUTPUT/logs, one directory per stage.

@@ -53,6 +53,7 @@ from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
+from keras_albert.models.jit_default import pretraining_jit_compile
 from keras_albert.pipelines import pretraining_inputs
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.training_curves import plot_pretraining_curve
@@ -568,10 +569,11 @@ def run_pretraining(settings):
     configure_precision(settings.precision)
     scope, replicas, strategy, description = pretraining_inputs.training_scope(settings)
     log(f"training: {description}, {replicas} replica(s)")
-    jit_compile = settings.jit_compile
+    jit_compile = pretraining_jit_compile(settings.jit_compile)
     if jit_compile and not pretraining_inputs.xla_allowed(strategy):
         log("training: XLA off (it cannot run replicas on logical CPU devices)")
         jit_compile = False
+    log(f"training: jit_compile={jit_compile}")
     with scope:
         if settings.init_preset:
             pretrainer = initial_pretrainer(settings, embedding_dim)

@@ -53,7 +53,9 @@ class PretrainingSettings:
     strategy: str = "auto"
     tpu: str = None
     precision: str = "float32"
-    jit_compile: bool = True
+    # None: the backend's default (`default_pretraining_jit_compile`): XLA
+    # on TensorFlow and JAX, off on PyTorch, where True means torch.compile.
+    jit_compile: bool = None
     seed: int = 12345
     # Seed of the held-out instances (default: seed + 1). Fixing it keeps
     # the held-out curve comparable across runs drawn with other seeds.

@@ -101,6 +101,10 @@ def test_boolean_spellings(flag, expected):
     assert _values(["pretrain", "--corpus=c", "--output=o", flag]).jit_compile is expected
 
 
+def test_jit_compile_unset_leaves_the_choice_to_the_backend():
+    assert _values(["pretrain", "--corpus=c", "--output=o"]).jit_compile is None
+
+
 def test_absl_flags_reach_absl_logging():
     from absl import logging as absl_logging
 
