@@ -134,17 +134,20 @@ def keras_rounds(model, stream, steps, rounds):
     return seconds
 
 
-def ours(shape, arrays, args):
+def ours_model(shape):
+    """Our `AlbertPretrainer` (MLM + SOP) of `shape`, compiled as timed."""
     import keras_albert
 
     config = {k: v for k, v in shape.items() if k != "batch"}
     backbone = keras_albert.AlbertBackbone(**config, max_sequence_length=SEQUENCE_LENGTH)
     model = keras_albert.AlbertPretrainer(backbone)
     model.compile(optimizer=keras.optimizers.AdamW(1e-4), jit_compile=True)
-    return keras_rounds(model, batch_stream(arrays, args.batch_size), args.steps, args.rounds)
+    return model
 
 
-def keras_hub_side(shape, arrays, args):
+def keras_hub_model(shape):
+    """keras-hub's `AlbertMaskedLM` of `shape` (one shared group, as ours),
+    compiled as timed; it takes `mlm_only` batches."""
     import keras_hub
 
     config = {k: v for k, v in shape.items() if k != "batch"}
@@ -158,12 +161,22 @@ def keras_hub_side(shape, arrays, args):
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
         jit_compile=True,
     )
+    return model
 
-    def mlm_only(stream):
-        for x, y, weights in stream:
-            yield x, y["mlm"], weights["mlm"]
 
-    return keras_rounds(model, mlm_only(batch_stream(arrays, args.batch_size)), args.steps, args.rounds)
+def mlm_only(stream):
+    """A pretraining batch stream as keras-hub's masked LM takes it."""
+    for x, y, weights in stream:
+        yield x, y["mlm"], weights["mlm"]
+
+
+def ours(shape, arrays, args):
+    return keras_rounds(ours_model(shape), batch_stream(arrays, args.batch_size), args.steps, args.rounds)
+
+
+def keras_hub_side(shape, arrays, args):
+    return keras_rounds(keras_hub_model(shape), mlm_only(batch_stream(arrays, args.batch_size)),
+                        args.steps, args.rounds)
 
 
 def hugging_face(shape, arrays, args):

@@ -11,7 +11,8 @@
 #   TensorFlow blocked as here); compare $OUT/gpu_tests.log with the same
 #   command run here (tools/compare_test_runs.py).
 # benchmark: benchmarks/gpu_pretraining.py, the GPU to itself, one shape at
-#   a time (the JSON is rewritten after each), then benchmarks/gpu_attention.py
+#   a time (the JSON is rewritten after each), benchmarks/step_cost.py, then
+#   benchmarks/gpu_attention.py
 #   (full attention against LSH by length), until BENCHMARK_SECONDS.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
@@ -49,6 +50,14 @@ case "${1:?pretrain_and_test or benchmark}" in
         | tee -a "$OUT/benchmark.log"
       cp "benchmarks/results/gpu_pretraining_$shape.json" "$OUT/" 2>/dev/null
     done
+    # XLA's cost of both sides' step as the GPU compiler fuses it (compiling
+    # only, under a minute): equal arithmetic, or where ours does more.
+    left=$((deadline - SECONDS))
+    if [ "$left" -gt 150 ]; then
+      XLA_PYTHON_CLIENT_PREALLOCATE=false timeout 120 python3 benchmarks/step_cost.py \
+        --output benchmarks/results/step_cost_gpu.json 2>&1 | tee -a "$OUT/benchmark.log"
+      cp benchmarks/results/step_cost_gpu.json "$OUT/" 2>/dev/null
+    fi
     # Then full attention (cuDNN) against LSH by length, in what is left.
     left=$((deadline - SECONDS))
     if [ "$left" -gt 90 ]; then
