@@ -74,16 +74,22 @@ def parse(argv):
     parser.add_argument("--hf_compile", choices=("auto", "yes", "no"), default="auto")
     parser.add_argument("--output", default="gpu_pretraining.json")
     args = parser.parse_args(argv)
-    shapes = args.shapes.split(",")
-    unknown = sorted(set(shapes) - set(SHAPES))
-    if unknown:
-        parser.error(f"--shapes: unknown {unknown}; known: {sorted(SHAPES)}")
     sides = args.sides.split(",")
     if set(sides) - {"ours", "keras_hub", "hf"}:
         parser.error(f"--sides: pick from ours,keras_hub,hf. Received: {args.sides}")
+    return args, checked_shapes_on_jax(parser, args.shapes), sides
+
+
+def checked_shapes_on_jax(parser, shapes_argument):
+    """The names in --shapes; a usage error for an unknown one, or when this
+    process's backend is not JAX."""
+    shapes = shapes_argument.split(",")
+    unknown = sorted(set(shapes) - set(SHAPES))
+    if unknown:
+        parser.error(f"--shapes: unknown {unknown}; known: {sorted(SHAPES)}")
     if keras.config.backend() != "jax":
         parser.error(f"run with KERAS_BACKEND=jax (this process: {keras.config.backend()})")
-    return args, shapes, sides
+    return shapes
 
 
 def pretraining_arrays(count, seed=0):

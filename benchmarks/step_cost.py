@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import keras  # noqa: E402
 from gpu_pretraining import SHAPES  # noqa: E402
 from gpu_pretraining import batch_stream  # noqa: E402
+from gpu_pretraining import checked_shapes_on_jax  # noqa: E402
 from gpu_pretraining import device  # noqa: E402
 from gpu_pretraining import keras_hub_model  # noqa: E402
 from gpu_pretraining import mlm_only  # noqa: E402
@@ -45,15 +46,9 @@ def parse(argv):
     parser.add_argument("--precision", choices=("bf16", "float32"), default="bf16")
     parser.add_argument("--output", default="step_cost.json")
     args = parser.parse_args(argv)
-    shapes = args.shapes.split(",")
-    unknown = sorted(set(shapes) - set(SHAPES))
-    if unknown:
-        parser.error(f"--shapes: unknown {unknown}; known: {sorted(SHAPES)}")
     if args.batch < 1:
         parser.error(f"--batch must be a positive integer; got {args.batch}")
-    if keras.config.backend() != "jax":
-        parser.error(f"run with KERAS_BACKEND=jax (this process: {keras.config.backend()})")
-    return args, shapes
+    return args, checked_shapes_on_jax(parser, args.shapes)
 
 
 def gradient_step_cost(model, x, y, sample_weight):
