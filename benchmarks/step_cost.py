@@ -90,8 +90,7 @@ def main(argv=None):
     for name in shapes:
         x, y, weights = next(batch_stream(arrays, args.batch))
         ours = gradient_step_cost(ours_model(SHAPES[name]), x, y, weights)
-        x_hub, y_hub, weights_hub = next(mlm_only(iter([(x, y, weights)])))
-        hub = gradient_step_cost(keras_hub_model(SHAPES[name]), x_hub, y_hub, weights_hub)
+        hub = gradient_step_cost(keras_hub_model(SHAPES[name]), *next(mlm_only([(x, y, weights)])))
         rows[name] = {
             "ours": ours, "keras_hub": hub,
             "ours_over_keras_hub": {

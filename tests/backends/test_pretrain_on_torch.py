@@ -35,4 +35,3 @@ def test_the_default_is_eager_on_torch(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "training: jit_compile=False" in result.stdout
     assert (tmp_path / "run" / "preset").is_dir()
-
