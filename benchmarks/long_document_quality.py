@@ -48,7 +48,11 @@ row and seed is a fine-tuning), so the results file doubles as the
 progress record: each (row, seed) is written as soon as it finishes, and
 a new run with the same setting skips recorded ones (one started but never
 finished, e.g. killed for memory, is retried `--max_attempts` times in
-all); running with more --seeds adds them. A different setting in an
+all); running with more --seeds adds them. Within a (row, seed), each
+fitted candidate is kept in --candidate_dir with the best one's weights,
+so a stopped run goes on after the last candidate that finished. SIGTERM
+(`kill`, `pkill`) stops a run cleanly: the (row, seed) is recorded as
+stopped and does not count as an attempt. A different setting in an
 existing file is refused (--restart discards it).
 
     python benchmarks/long_document_quality.py            # everything (days)
@@ -65,6 +69,7 @@ import json
 import os
 import pathlib
 import re
+import signal
 import statistics
 import sys
 
@@ -72,6 +77,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results" / "long_document_protocol.json"
+CANDIDATES = pathlib.Path(__file__).resolve().parents[1] / "runs" / "long_document_candidates"
 DEFAULT_ROWS = ("full-128", "full-512", "full-1024", "full-2048", "lsh1-2048", "lsh4-2048")
 ROW = re.compile(r"^(full|tfidf|lsh([1-9][0-9]*))-([0-9]+)$")
 WARM_STARTS = {"on": True, "off": False}
@@ -136,6 +142,8 @@ def parse_args(argv):
     parser.add_argument("--max_attempts", type=int, default=2,
                         help="runs of a (row, seed) that never finished before it is left out")
     parser.add_argument("--restart", action="store_true", help="discard rows recorded in --output")
+    parser.add_argument("--candidate_dir", default=str(CANDIDATES),
+                        help="where the candidates fitted so far in an unfinished (row, seed) are kept")
     parser.add_argument("--output", default=str(RESULTS))
     args = parser.parse_args(argv)
     for flag in ("document_length", "truncated_length"):
@@ -432,7 +440,43 @@ def now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def run_one(name, split, args, seed):
+class Stopped(Exception):
+    """SIGTERM arrived: the run records where it is and ends."""
+
+
+class StopOnSigterm:
+    """Notes SIGTERM and raises `Stopped` at the next training batch: a
+    signal handler that raised could land in code that swallows exceptions
+    (a weakref callback), and a batch boundary is a safe point."""
+
+    def __init__(self):
+        self.requested = False
+        signal.signal(signal.SIGTERM, self.request)
+
+    def request(self, signum, frame):
+        print("SIGTERM: stopping at the next training batch", flush=True)
+        self.requested = True
+
+    def callback(self):
+        import keras
+
+        stopper = self
+
+        class RaiseWhenRequested(keras.callbacks.Callback):
+            def on_train_batch_end(self, batch, logs=None):
+                if stopper.requested:
+                    raise Stopped()
+
+        return RaiseWhenRequested()
+
+
+def candidate_progress(args, name, seed):
+    from keras_albert.pipelines.candidate_progress import CandidateProgress
+
+    return CandidateProgress(pathlib.Path(args.candidate_dir) / pathlib.Path(args.output).stem / f"{name}-seed{seed}")
+
+
+def run_one(name, split, args, seed, stopper):
     """One (row, seed) on a carved task; returns its row."""
     from keras_albert.pipelines.long_documents import majority_long_document_row
     from keras_albert.pipelines.long_documents import tune_long_document_row
@@ -442,7 +486,9 @@ def run_one(name, split, args, seed):
         return majority_long_document_row(split)
     if name.startswith("tfidf"):
         return tuned_tfidf_long_document_row(split, parse_row(name)[2])
-    return tune_long_document_row(split, candidates(name, args, seed))
+    return tune_long_document_row(split, candidates(name, args, seed),
+                                  progress=candidate_progress(args, name, seed),
+                                  callbacks=[stopper.callback()])
 
 
 def main(argv=None):
@@ -475,6 +521,7 @@ def main(argv=None):
                               names_masked=not args.keep_names)
     print(f"task: {json.dumps(task.counts())}", flush=True)
     splits = {}
+    stopper = StopOnSigterm()
     command = " ".join(["python", "benchmarks/long_document_quality.py", *argv])
     for name in names:
         entry = rows.setdefault(name, {"runs": {}})
@@ -504,7 +551,13 @@ def main(argv=None):
                 splits[seed] = carve_out_task(task, seed)
                 print(f"seed {seed}: carve-out {json.dumps(splits[seed].counts()['validation'])}", flush=True)
             print(f"\n== {name}, seed {seed} ==", flush=True)
-            row = run_one(name, splits[seed], args, seed)
+            try:
+                row = run_one(name, splits[seed], args, seed, stopper)
+            except Stopped:
+                entry["runs"][key].update(status="stopped", attempts=attempts, stopped=now())
+                record(output, setting, task, rows, compare(rows, args.truncated_length), argv)
+                raise SystemExit(f"{name}, seed {seed}: stopped (SIGTERM); the fitted candidates are kept "
+                                 "and the next run goes on from them") from None
             keras.backend.clear_session()
             gc.collect()
             # Other jobs on the machine move step times: keep the load beside them.
@@ -513,6 +566,8 @@ def main(argv=None):
                        load_average_1_5_15_min=[round(value, 2) for value in os.getloadavg()])
             entry["runs"][key] = row
             record(output, setting, task, rows, compare(rows, args.truncated_length), argv)
+            if not name.startswith(("majority", "tfidf")):
+                candidate_progress(args, name, seed).clear()
             print(json.dumps({k: v for k, v in row.items() if k != "candidates"}), flush=True)
     comparison = compare(rows, args.truncated_length)
     print_table(rows, names + sorted(set(rows) - set(names)), comparison)

@@ -287,10 +287,11 @@ class StepTimer(keras.callbacks.Callback):
         }
 
 
-def fit_long_document_candidate(task, settings, verbose=2):
+def fit_long_document_candidate(task, settings, verbose=2, callbacks=()):
     """Fine-tunes one model on `task`'s training passages, the best epoch
     (the probe counting as epoch 0) picked on its validation passages.
-    Reads nothing of the test split.
+    Reads nothing of the test split. `callbacks` (Keras callbacks) join
+    the fine-tuning's own.
 
     Returns:
         (classifier, row): the row holds the carve-out accuracy of the kept
@@ -326,7 +327,7 @@ def fit_long_document_candidate(task, settings, verbose=2):
     started = time.perf_counter()
     history = fine_tune_classifier(
         classifier, train_texts, train_labels, recipe, seed=settings.seed, verbose=verbose,
-        callbacks=[timer],
+        callbacks=[timer, *callbacks],
         validation_data=(task.texts("validation", pieces), task.labels("validation")),
     )
     row["fine_tune_seconds"] = round(time.perf_counter() - started, 1)
@@ -362,11 +363,16 @@ def score_long_document_candidate(classifier, task, settings):
     return scores
 
 
-def tune_long_document_row(task, candidates, verbose=2):
+def tune_long_document_row(task, candidates, verbose=2, progress=None, callbacks=()):
     """Fits every candidate (`LongDocumentSettings` of one row: same model
     and length, other learning rate, pooling or warm start), keeps the one
     with the best carve-out accuracy (the first of equals) and scores only
     that one on the test passages, after every candidate has run.
+
+    With `progress` (a `CandidateProgress`), each fitted candidate is
+    recorded as it finishes, with the best one's weights, and a later call
+    with the same candidates goes on after the last recorded one.
+    `callbacks` join each candidate's fine-tuning (e.g. one that stops).
 
     Returns:
         The chosen candidate's row with its test scores, and `candidates`:
@@ -379,12 +385,23 @@ def tune_long_document_row(task, candidates, verbose=2):
             "`candidates` must be LongDocumentSettings of one row (one model and length). "
             f"Received: {sorted({c.name for c in candidates})}"
         )
-    best, fitted = None, []
-    for index, settings in enumerate(candidates):
-        classifier, row = fit_long_document_candidate(task, settings, verbose=verbose)
+    fitted, best_index = progress.load(candidates) if progress else ([], None)
+    best = None
+    if fitted:
+        print(f"{candidates[0].name}: {len(fitted)} of {len(candidates)} candidates fitted before; "
+              "going on from there", flush=True)
+    if best_index is not None:
+        best = (best_index, restored_candidate(task, candidates[best_index], progress.weights_path),
+                fitted[best_index]["carve_out_accuracy"])
+    for index in range(len(fitted), len(candidates)):
+        classifier, row = fit_long_document_candidate(task, candidates[index], verbose=verbose,
+                                                      callbacks=callbacks)
         fitted.append(row)
-        if classifier is not None and (best is None or row["carve_out_accuracy"] > best[2]):
+        improved = classifier is not None and (best is None or row["carve_out_accuracy"] > best[2])
+        if improved:
             best = (index, classifier, row["carve_out_accuracy"])
+        if progress:
+            progress.save(candidates, fitted, best and best[0], classifier if improved else None)
         del classifier
     if best is None:
         row = dict(fitted[-1], candidates=fitted)
@@ -395,6 +412,14 @@ def tune_long_document_row(task, candidates, verbose=2):
     row.update(score_long_document_candidate(classifier, task, candidates[index]))
     row.update(status="done", chosen_candidate=index, candidates=fitted)
     return row
+
+
+def restored_candidate(task, settings, weights_path):
+    """The classifier of a candidate fitted by an earlier run."""
+    keras.utils.set_random_seed(settings.seed)
+    classifier = long_document_classifier(settings, task.num_classes)
+    classifier.load_weights(str(weights_path))
+    return classifier
 
 
 def run_long_document_row(task, settings, verbose=2):

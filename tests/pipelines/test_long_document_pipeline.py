@@ -104,7 +104,7 @@ def test_tuning_reads_the_test_split_once_after_every_candidate(tiny_task, monke
     log = []
     carve_out_accuracy = {1e-3: 0.3, 2e-4: 0.5, 5e-4: 0.5}
 
-    def fit(task, settings, verbose):
+    def fit(task, settings, verbose, callbacks=()):
         task.texts("train", 8), task.texts("validation", 8)
         log.append(f"fit {settings.recipe.learning_rate:g}")
         return f"model {settings.recipe.learning_rate:g}", {
