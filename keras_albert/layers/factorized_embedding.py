@@ -133,11 +133,16 @@ class AlbertFactorizedEmbedding(keras.layers.Layer):
         length = ops.shape(token_ids)[-1]
         # The variable's value, not the variable: JAX refuses a variable as
         # an operand of `ops.slice`.
-        positions = ops.slice(
-            ops.convert_to_tensor(self.position_embeddings),
-            (start_index, 0),
-            (length, self.embedding_dim),
-        )
+        table = ops.convert_to_tensor(self.position_embeddings)
+        if keras.config.backend() == "torch" and not isinstance(start_index, int):
+            # A decoder's step at a tensor index: a gather, which
+            # torch.compile traces into one graph for every step, where a
+            # slice would read the index back as a Python number (XLA's
+            # dynamic slice is fine: the other backends keep it).
+            rows = ops.arange(length, dtype="int32") + ops.cast(start_index, "int32")
+            positions = ops.take(table, rows, axis=0)
+        else:
+            positions = ops.slice(table, (start_index, 0), (length, self.embedding_dim))
         x = self.token_embedding(token_ids)
         x = x + ops.cast(positions, x.dtype)[None, :, :]
         x = x + self.segment_embedding(segment_ids)

@@ -51,6 +51,19 @@ def causal_keep(query_length, key_length, start_index=0):
     return key_positions[None, :] <= query_positions[:, None]
 
 
+def cache_write(cache, new, index):
+    """`cache` [batch, max_length, heads, head_dim] with `new` [batch, n,
+    heads, head_dim] written at position `index`."""
+    if keras.config.backend() == "torch" and not isinstance(index, int) and new.shape[1] == 1:
+        # One decoded position at a tensor index: a select over the cache,
+        # which torch.compile traces as one graph for every step (a slice
+        # update reads the index back as a Python number). XLA updates in
+        # place instead, so the other backends keep `slice_update`.
+        at_index = ops.arange(ops.shape(cache)[1], dtype="int32") == ops.cast(index, "int32")
+        return ops.where(at_index[None, :, None, None], new, cache)
+    return ops.slice_update(cache, [0, index, 0, 0], new)
+
+
 def attention_keep(padding_mask, causal, query_length, key_length, start_index=0):
     """Bool [batch or 1, 1, query, key] of the keys each query may see, or
     None when every key is visible."""
@@ -154,9 +167,8 @@ class AlbertSelfAttention(keras.layers.Layer):
         with a whole padded sequence is valid for every prefix of it.
         """
         query, key, value = self._project(hidden_states)
-        start = [0, cache_update_index, 0, 0]
-        key_cache = ops.slice_update(cache[:, 0], start, ops.cast(key, cache.dtype))
-        value_cache = ops.slice_update(cache[:, 1], start, ops.cast(value, cache.dtype))
+        key_cache = cache_write(cache[:, 0], ops.cast(key, cache.dtype), cache_update_index)
+        value_cache = cache_write(cache[:, 1], ops.cast(value, cache.dtype), cache_update_index)
         keep = attention_keep(
             padding_mask,
             self.causal,
@@ -196,6 +208,11 @@ class AlbertSelfAttention(keras.layers.Layer):
                 query, key, value,
                 mask=keep,
                 scale=1.0 / math.sqrt(self.head_dim),
+                # On PyTorch, None asks Keras to probe for flash attention
+                # with an object torch.compile cannot trace (a graph break
+                # per layer); False leaves the choice of kernel to PyTorch's
+                # own dispatcher, which picks flash where it applies.
+                flash_attention=False if keras.config.backend() == "torch" else None,
             )
             context = ops.reshape(context, (batch, length, self.hidden_dim))
             return self.output_dense(context)

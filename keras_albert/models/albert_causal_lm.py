@@ -35,6 +35,9 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
     `<pad>`, `<unk>`, `[CLS]` or `[MASK]` (they stand for no text;
     `[SEP]` ends a row); `never_generate_ids()` lists them. `generate(..., use_cache=False)` recomputes the whole window
     at every step instead (same tokens, for checking and benchmarks).
+    On PyTorch, `compile(jit_compile=True)` runs each decoding step through
+    `torch.compile` (one graph for every step; the first call compiles);
+    the default decodes eagerly, as keras-hub does there.
 
     Inputs are `token_ids` and `padding_mask` [batch, seq] (int32); the
     output is logits [batch, seq, vocabulary_size].
@@ -93,6 +96,7 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
         # === Config ===
         self.use_cache = True
         self._other_generate_functions = {}
+        self._torch_compiled = {}
 
     def compile(self, *args, sampler="top_k", **kwargs):
         """keras-hub's `CausalLM.compile`; `sampler` is a name in
@@ -102,6 +106,26 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
         super().compile(*args, sampler=sampler, **kwargs)
         # Compiled generate functions of the other cache mode (see `generate`).
         self._other_generate_functions = {}
+        self._torch_compiled = {}
+
+    def _decoding_function(self, function):
+        """`function` (one decoding step's model call) through
+        `torch.compile` when this model was compiled with
+        `jit_compile=True` on PyTorch; as is otherwise.
+
+        keras-hub's `generate` runs eagerly on PyTorch, where a one-token
+        step is mostly Python dispatch. The step takes the decoding index
+        as a tensor and every shape is fixed, so one graph serves every
+        step and every later call of the same batch and window.
+        """
+        if keras.config.backend() != "torch" or self.jit_compile is not True:
+            return function
+        name = function.__name__
+        if name not in self._torch_compiled:
+            import torch
+
+            self._torch_compiled[name] = torch.compile(function, dynamic=False)
+        return self._torch_compiled[name]
 
     def call_with_cache(self, token_ids, cache, cache_update_index):
         """Logits, hidden states and the updated cache for `token_ids`
@@ -186,20 +210,20 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
         index = ops.min(ops.sum(ops.cast(padding_mask, "int32"), axis=-1))
         if self.use_cache:
             hidden_states, cache = self._build_cache(token_ids)
+            step = self._decoding_function(self.call_with_cache)
 
             def next(prompt, cache, index):
                 batch_size = ops.shape(prompt)[0]
                 last = ops.slice(prompt, [0, index - 1], [batch_size, 1])
-                logits, hidden_states, cache = self.call_with_cache(
-                    last, cache, index - 1
-                )
+                logits, hidden_states, cache = step(last, cache, index - 1)
                 return allowed(logits[:, 0]), hidden_states[:, 0], cache
 
         else:
             hidden_states, cache = None, None
+            window = self._decoding_function(self._full_window_logits)
 
             def next(prompt, cache, index):
-                logits, hidden_states = self._full_window_logits(prompt)
+                logits, hidden_states = window(prompt)
                 last = ops.expand_dims(index - 1, 0)
                 return (
                     allowed(ops.take(logits, last, axis=1)[:, 0]),

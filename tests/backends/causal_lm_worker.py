@@ -8,7 +8,9 @@ backend (Keras picks its backend once per process):
 CASES holds `inputs.npz` (packed prompts of different lengths) and
 `<name>.keras` causal LMs saved on TensorFlow. Writes, per model, the
 logits of the full pass, greedy tokens with and without the key/value
-cache, and seeded top-k tokens.
+cache, and seeded top-k tokens; on PyTorch, for `shared_all`, also the
+greedy tokens of the decoding steps under `torch.compile`
+(`compile(jit_compile=True)`) and how many graphs it compiled.
 """
 
 import os
@@ -39,6 +41,22 @@ def decode(model, inputs):
     return results
 
 
+def decode_compiled_on_torch(model, inputs):
+    """Greedy tokens with `jit_compile=True` on PyTorch, and the graphs
+    torch.compile made: after one call per mode, and after a second."""
+    from torch._dynamo.utils import counters
+
+    model.compile(sampler="greedy", jit_compile=True)
+    results, graphs = {}, []
+    for repeat in range(2):
+        for label, use_cache in (("cached", True), ("uncached", False)):
+            out = model.generate(inputs, stop_token_ids=None, use_cache=use_cache)
+            results[f"greedy_{label}_compiled"] = np.asarray(out["token_ids"])
+        graphs.append(counters["stats"]["unique_graphs"])
+    results["compiled_graphs"] = np.array(graphs)
+    return results
+
+
 def among_best(model, inputs, tokens, k):
     """Whether every generated token was among the k most likely given its
     prefix (the backends' random streams differ; the rule does not)."""
@@ -58,6 +76,9 @@ def main(cases, out):
         model = keras.saving.load_model(path)
         for key, value in decode(model, inputs).items():
             results[f"{path.stem}/{key}"] = value
+        if keras.config.backend() == "torch" and path.stem == "shared_all":
+            for key, value in decode_compiled_on_torch(model, inputs).items():
+                results[f"{path.stem}/{key}"] = value
     np.savez(out, **results)
 
 

@@ -76,3 +76,12 @@ def test_decodes_the_same_tokens(computed, case, backend):
     assert (other[f"{case}/greedy_cached"][1, :2] == [2, 5]).all()
     assert other[f"{case}/top_k_among_4_best"].all()
     assert tensorflow[f"{case}/top_k_among_4_best"].all()
+
+
+def test_compiled_decoding_on_torch_decodes_the_same_in_one_graph_a_mode(computed):
+    torch, tensorflow = computed["torch"], computed["tensorflow"]
+    for key in ("greedy_cached_compiled", "greedy_uncached_compiled"):
+        np.testing.assert_array_equal(torch[f"shared_all/{key}"], tensorflow["shared_all/greedy_cached"])
+    # One graph for the cached step (the index is a tensor: no graph per
+    # step), one for the whole window; none more on the second calls.
+    np.testing.assert_array_equal(torch["shared_all/compiled_graphs"], [2, 2])
