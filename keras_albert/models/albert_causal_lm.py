@@ -118,7 +118,7 @@ class AlbertCausalLM(PresetResolutionMixin, CausalLM):
         as a tensor and every shape is fixed, so one graph serves every
         step and every later call of the same batch and window.
         """
-        if keras.config.backend() != "torch" or self.jit_compile is not True:
+        if keras.config.backend() != "torch" or getattr(self, "jit_compile", False) is not True:
             return function
         name = function.__name__
         if name not in self._torch_compiled:
