@@ -142,6 +142,9 @@ def parse_args(argv):
     parser.add_argument("--max_attempts", type=int, default=2,
                         help="runs of a (row, seed) that never finished before it is left out")
     parser.add_argument("--restart", action="store_true", help="discard rows recorded in --output")
+    parser.add_argument("--readme_table", action="store_true",
+                        help="print the README's table of the rows in --output with 3 or more seeds, "
+                             "each figure with its source tag, and run nothing")
     parser.add_argument("--candidate_dir", default=str(CANDIDATES),
                         help="where the candidates fitted so far in an unfinished (row, seed) are kept")
     parser.add_argument("--output", default=str(RESULTS))
@@ -397,6 +400,51 @@ def readme_summary(comparison):
     return lines
 
 
+def readme_table(comparison, record, min_seeds=3):
+    """The README's table of `comparison` (read from the results file
+    `record`, a path from the repository root): every row with at least
+    `min_seeds` finished seeds, each figure followed by its source tag
+    (tests/test_readme_figures.py checks them), model rows beside TF-IDF
+    at their length."""
+
+    def tagged(value, key, scale=100, decimals=1, unit=""):
+        mark = f"*{scale}" if scale != 1 else ""
+        return f"{value * scale:.{decimals}f}{unit}<!-- source: {record}#comparison.rows.{key}{mark} -->"
+
+    def accuracy(name):
+        summary = comparison["rows"][name]
+        mean = tagged(summary["accuracy"]["mean"], f"{name}.accuracy.mean")
+        if summary["accuracy"]["sd"] is None:
+            return mean + " %"
+        return f"{mean} +- " + tagged(summary["accuracy"]["sd"], f"{name}.accuracy.sd", unit=" %")
+
+    def interval(name):
+        low, high = comparison["rows"][name]["wilson_95"]
+        return (tagged(low, f"{name}.wilson_95.0") + "-" + tagged(high, f"{name}.wilson_95.1", unit=" %"))
+
+    ready = {name for name, summary in comparison["rows"].items() if summary["accuracy"]["seeds"] >= min_seeds}
+    lines = ["| row | test accuracy, mean +- sd | Wilson 95 % interval | seeds | training step (median) "
+             "| TF-IDF + linear SVM, same pieces |", "|---|---|---|---|---|---|"]
+    for name in [name for name in comparison["rows"] if name in ready]:
+        if name.startswith("tfidf"):
+            continue
+        summary = comparison["rows"][name]
+        step = ""
+        if "step_seconds_median" in summary:
+            step = tagged(summary["step_seconds_median"], f"{name}.step_seconds_median", scale=1,
+                          decimals=3, unit=" s")
+        tfidf = f"tfidf-{parse_row(name)[2]}" if name != "majority" else None
+        beside = accuracy(tfidf) if tfidf in ready else ""
+        lines.append(f"| {name} | {accuracy(name)} | {interval(name)} | {summary['accuracy']['seeds']} | "
+                     f"{step} | {beside} |")
+    beside_a_model = {parse_row(name)[2] for name in ready if name.startswith(("full", "lsh"))}
+    for name in [name for name in comparison["rows"] if name in ready and name.startswith("tfidf")]:
+        if parse_row(name)[2] not in beside_a_model:
+            lines.append(f"| {name} (no model row at this length yet) | {accuracy(name)} | {interval(name)} | "
+                         f"{comparison['rows'][name]['accuracy']['seeds']} | | |")
+    return lines
+
+
 def print_table(rows, names, comparison):
     print(f"\n{'row':<12} {'accuracy % (mean +- sd)':>24} {'95 % at n':>12} {'n':>4} {'seeds':>5} "
           f"{'step s':>8}  chosen on the carve-out")
@@ -498,6 +546,10 @@ def main(argv=None):
     names = row_names(args)
     setting = setting_of(args)
     rows = load_rows(output, setting, args.restart)
+    if args.readme_table:
+        record = output.resolve().relative_to(pathlib.Path(__file__).resolve().parents[1]).as_posix()
+        print("\n".join(readme_table(compare(rows, args.truncated_length), record)))
+        return rows, None
 
     from keras_albert.utils.atomic_file import check_writable_directory
 

@@ -249,3 +249,26 @@ def test_sigterm_stops_cleanly_and_the_next_run_goes_on_after_the_fitted_candida
     finished = json.loads(output.read_text())["rows"]["full-64"]["runs"]["0"]
     assert finished["status"] == "done" and finished["attempts"] == 1 and len(finished["candidates"]) == 2
     assert not progress.parent.exists()
+
+
+def test_the_readme_table_quotes_every_finished_row_with_tags_that_agree(tmp_path, benchmark):
+    from tests.test_readme_figures import problems
+
+    rows = _rows({"majority": [0.25] * 3, "tfidf-512": [0.6, 0.62, 0.61], "tfidf-2048": [0.9, 0.92, 0.94],
+                  "full-512": [0.5, 0.45, 0.55], "lsh1-2048": [0.7, 0.72]},
+                 steps={"full-512": [0.5, 0.52, 0.51], "lsh1-2048": [1.0, 1.1]})
+    comparison = benchmark.compare(rows, truncated_length=512)
+    record = tmp_path / "benchmarks" / "results" / "long.json"
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"comparison": comparison}))
+    lines = benchmark.readme_table(comparison, "benchmarks/results/long.json")
+    assert problems("\n".join(lines) + "\n", tmp_path) == []
+    names = [line.split(" | ")[0].lstrip("| ") for line in lines[2:]]
+    # lsh1-2048 has 2 of 3 seeds: left out, so TF-IDF at 2,048 stands alone.
+    assert names == ["majority", "full-512", "tfidf-2048 (no model row at this length yet)"]
+    assert "51.7<!--" not in lines[3] and "50.0<!--" in lines[3] and "61.0<!--" in lines[3]
+    assert "0.510 s<!--" in lines[3]
+    # A changed record breaks the quoted figures.
+    comparison["rows"]["full-512"]["accuracy"]["mean"] = 0.4
+    record.write_text(json.dumps({"comparison": comparison}))
+    assert problems("\n".join(lines) + "\n", tmp_path)
