@@ -547,8 +547,10 @@ def main(argv=None):
     setting = setting_of(args)
     rows = load_rows(output, setting, args.restart)
     if args.readme_table:
-        record = output.resolve().relative_to(pathlib.Path(__file__).resolve().parents[1]).as_posix()
-        print("\n".join(readme_table(compare(rows, args.truncated_length), record)))
+        root = pathlib.Path(__file__).resolve().parents[1]
+        cited = output.resolve()
+        cited = cited.relative_to(root).as_posix() if cited.is_relative_to(root) else str(cited)
+        print("\n".join(readme_table(compare(rows, args.truncated_length), cited)))
         return rows, None
 
     from keras_albert.utils.atomic_file import check_writable_directory

@@ -272,3 +272,14 @@ def test_the_readme_table_quotes_every_finished_row_with_tags_that_agree(tmp_pat
     comparison["rows"]["full-512"]["accuracy"]["mean"] = 0.4
     record.write_text(json.dumps({"comparison": comparison}))
     assert problems("\n".join(lines) + "\n", tmp_path)
+
+
+def test_readme_table_flag_prints_the_table_of_a_record_and_runs_nothing(tmp_path, capsys, benchmark):
+    output = tmp_path / "long.json"
+    setting = benchmark.setting_of(benchmark.parse_args([]))
+    rows = _rows({"majority": [0.25] * 3, "tfidf-512": [0.6, 0.62, 0.61], "full-512": [0.5, 0.45, 0.55]})
+    output.write_text(json.dumps({"setting": setting, "rows": rows}))
+    benchmark.main(["--readme_table", "--output", str(output)])
+    printed = capsys.readouterr().out
+    assert f"| full-512 | 50.0<!-- source: {output}#comparison.rows.full-512.accuracy.mean*100 -->" in printed
+    assert json.loads(output.read_text()) == {"setting": setting, "rows": rows}
