@@ -143,8 +143,8 @@ def parse_args(argv):
                         help="runs of a (row, seed) that never finished before it is left out")
     parser.add_argument("--restart", action="store_true", help="discard rows recorded in --output")
     parser.add_argument("--readme_table", action="store_true",
-                        help="print the README's table of the rows in --output with 3 or more seeds, "
-                             "each figure with its source tag, and run nothing")
+                        help="print the README's table and margins of the rows in --output with 3 or "
+                             "more seeds, each figure with its source tag, and run nothing")
     parser.add_argument("--candidate_dir", default=str(CANDIDATES),
                         help="where the candidates fitted so far in an unfinished (row, seed) are kept")
     parser.add_argument("--output", default=str(RESULTS))
@@ -445,6 +445,35 @@ def readme_table(comparison, record, min_seeds=3):
     return lines
 
 
+def readme_margins(comparison, record, min_seeds=3):
+    """The README's list of margins between rows that both have at least
+    `min_seeds` finished seeds: the mean and sd of the per-seed
+    differences and Newcombe's interval, each figure tagged with its
+    source in `record`, and what the interval supports."""
+
+    def tagged(value, key, unit=""):
+        return f"{value:+.1f}{unit}<!-- source: {record}#comparison.margins.{key} -->"
+
+    ready = {name for name, summary in comparison["rows"].items() if summary["accuracy"]["seeds"] >= min_seeds}
+    lines = []
+    for key, entry in comparison["margins"].items():
+        a, b = key.split(" minus ")
+        if a not in ready or b not in ready:
+            continue
+        low, high = entry["newcombe_95_points"]
+        if low > 0:
+            verdict = f"{a} is ahead"
+        elif high < 0:
+            verdict = f"{b} is ahead"
+        else:
+            verdict = "no difference is shown"
+        spread = f" (sd {entry['sd']:.1f}<!-- source: {record}#comparison.margins.{key}.sd -->)" if entry["sd"] else ""
+        lines.append(f"- {a} minus {b}: {tagged(entry['mean'], key + '.mean', ' points')}{spread}, "
+                     f"95 % interval {tagged(low, key + '.newcombe_95_points.0')} to "
+                     f"{tagged(high, key + '.newcombe_95_points.1')}: {verdict}.")
+    return lines
+
+
 def print_table(rows, names, comparison):
     print(f"\n{'row':<12} {'accuracy % (mean +- sd)':>24} {'95 % at n':>12} {'n':>4} {'seeds':>5} "
           f"{'step s':>8}  chosen on the carve-out")
@@ -550,7 +579,8 @@ def main(argv=None):
         root = pathlib.Path(__file__).resolve().parents[1]
         cited = output.resolve()
         cited = cited.relative_to(root).as_posix() if cited.is_relative_to(root) else str(cited)
-        print("\n".join(readme_table(compare(rows, args.truncated_length), cited)))
+        comparison = compare(rows, args.truncated_length)
+        print("\n".join(readme_table(comparison, cited) + [""] + readme_margins(comparison, cited)))
         return rows, None
 
     from keras_albert.utils.atomic_file import check_writable_directory

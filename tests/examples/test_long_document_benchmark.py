@@ -268,6 +268,12 @@ def test_the_readme_table_quotes_every_finished_row_with_tags_that_agree(tmp_pat
     assert names == ["majority", "full-512", "tfidf-2048 (no model row at this length yet)"]
     assert "51.7<!--" not in lines[3] and "50.0<!--" in lines[3] and "61.0<!--" in lines[3]
     assert "0.510 s<!--" in lines[3]
+    margins = benchmark.readme_margins(comparison, "benchmarks/results/long.json")
+    assert problems("\n".join(margins) + "\n", tmp_path) == []
+    # Only between rows with every seed: not lsh1-2048's.
+    assert [line.split(":")[0] for line in margins] == ["- tfidf-512 minus full-512", "- full-512 minus majority"]
+    assert "+11.0 points<!--" in margins[0] and margins[0].endswith("no difference is shown.")
+    assert margins[1].endswith("full-512 is ahead.")
     # A changed record breaks the quoted figures.
     comparison["rows"]["full-512"]["accuracy"]["mean"] = 0.4
     record.write_text(json.dumps({"comparison": comparison}))
