@@ -363,6 +363,17 @@ def compare(rows, truncated_length):
     return {"rows": done, "margins": margins, "lsh": lsh}
 
 
+def ahead(a, b, low, high):
+    """Which of rows a and b the margin a - b's interval [low, high]
+    puts ahead (None when it holds 0)."""
+    return a if low > 0 else b if high < 0 else None
+
+
+def finished_rows(comparison, min_seeds):
+    """The rows of `comparison` with at least `min_seeds` finished seeds."""
+    return {name for name, summary in comparison["rows"].items() if summary["accuracy"]["seeds"] >= min_seeds}
+
+
 def readme_summary(comparison):
     """Sentences a README can carry: each row, each margin and each target
     with what its 95 % interval supports."""
@@ -380,12 +391,12 @@ def readme_summary(comparison):
         low, high = entry["newcombe_95_points"]
         spread = f" +- {entry['sd']:.1f}" if entry["sd"] is not None else ""
         a, b = key.split(" minus ")
-        if low > 0:
-            verdict = f"{a} is ahead (the whole interval is above 0)"
-        elif high < 0:
-            verdict = f"{b} is ahead (the whole interval is below 0)"
-        else:
+        leader = ahead(a, b, low, high)
+        if leader is None:
             verdict = "the interval holds 0: no difference is shown"
+        else:
+            side = "above" if leader == a else "below"
+            verdict = f"{leader} is ahead (the whole interval is {side} 0)"
         lines.append(f"{key}: {entry['mean']:+.1f}{spread} points over {entry['seeds']} seed(s), "
                      f"95 % interval {low:+.1f} to {high:+.1f}: {verdict}.")
     for name, entry in comparison["lsh"].items():
@@ -422,8 +433,8 @@ def readme_table(comparison, record, min_seeds=3):
         low, high = comparison["rows"][name]["wilson_95"]
         return (tagged(low, f"{name}.wilson_95.0") + "-" + tagged(high, f"{name}.wilson_95.1", unit=" %"))
 
-    ready = {name for name, summary in comparison["rows"].items() if summary["accuracy"]["seeds"] >= min_seeds}
-    lines = ["| row | test accuracy, mean +- sd | Wilson 95 % interval | seeds | training step (median) "
+    ready = finished_rows(comparison, min_seeds)
+    lines = ["| row | test accuracy, mean +- sd | Wilson 95-percent interval | seeds | training step (median) "
              "| TF-IDF + linear SVM, same pieces |", "|---|---|---|---|---|---|"]
     for name in [name for name in comparison["rows"] if name in ready]:
         if name.startswith("tfidf"):
@@ -454,19 +465,15 @@ def readme_margins(comparison, record, min_seeds=3):
     def tagged(value, key, unit=""):
         return f"{value:+.1f}{unit}<!-- source: {record}#comparison.margins.{key} -->"
 
-    ready = {name for name, summary in comparison["rows"].items() if summary["accuracy"]["seeds"] >= min_seeds}
+    ready = finished_rows(comparison, min_seeds)
     lines = []
     for key, entry in comparison["margins"].items():
         a, b = key.split(" minus ")
         if a not in ready or b not in ready:
             continue
         low, high = entry["newcombe_95_points"]
-        if low > 0:
-            verdict = f"{a} is ahead"
-        elif high < 0:
-            verdict = f"{b} is ahead"
-        else:
-            verdict = "no difference is shown"
+        leader = ahead(a, b, low, high)
+        verdict = f"{leader} is ahead" if leader else "no difference is shown"
         spread = f" (sd {entry['sd']:.1f}<!-- source: {record}#comparison.margins.{key}.sd -->)" if entry["sd"] else ""
         lines.append(f"- {a} minus {b}: {tagged(entry['mean'], key + '.mean', ' points')}{spread}, "
                      f"95 % interval {tagged(low, key + '.newcombe_95_points.0')} to "

@@ -401,7 +401,7 @@ def tune_long_document_row(task, candidates, verbose=2, progress=None, callbacks
         if improved:
             best = (index, classifier, row["carve_out_accuracy"])
         if progress:
-            progress.save(candidates, fitted, best and best[0], classifier if improved else None)
+            progress.save(candidates, fitted, best[0] if best else None, classifier if improved else None)
         del classifier
     if best is None:
         row = dict(fitted[-1], candidates=fitted)
