@@ -48,7 +48,12 @@ def test_a_measured_validation_pass_shrinks_the_reserve():
     # (validation took milliseconds) kept free instead of 2.5 s.
     assert budget.stopped_early and len(history.epoch) < 40
     assert budget.reserve() < 1.0
-    assert time.monotonic() - budget.start < 4.0 - budget.reserve()
+    # Training ran into the 2.5 s a fixed reserve would have kept idle, and
+    # still ended inside the budget. (Ending before budget minus the measured
+    # reserve is an estimate from earlier epochs: on a loaded 2-core CI
+    # machine one epoch ran 0.1 s over it, so the bound is the budget.)
+    elapsed = time.monotonic() - budget.start
+    assert 4.0 - 2.5 < elapsed < 4.0
 
 
 def test_the_reserve_is_kept_whole_without_validation():
