@@ -24,6 +24,7 @@ import dataclasses
 import functools
 import math
 import time
+import warnings
 import zlib
 
 import keras
@@ -418,7 +419,11 @@ def restored_candidate(task, settings, weights_path):
     """The classifier of a candidate fitted by an earlier run."""
     keras.utils.set_random_seed(settings.seed)
     classifier = long_document_classifier(settings, task.num_classes)
-    classifier.load_weights(str(weights_path))
+    with warnings.catch_warnings():
+        # The file also holds the fitted optimizer's state, which scoring
+        # does not need; Keras warns that this uncompiled model skips it.
+        warnings.filterwarnings("ignore", message="Skipping variable loading for optimizer")
+        classifier.load_weights(str(weights_path))
     return classifier
 
 

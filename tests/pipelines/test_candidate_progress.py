@@ -2,6 +2,7 @@
 fitted candidate, with the best one's weights, and ends as an unbroken run."""
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -136,7 +137,11 @@ def test_a_resumed_grid_chooses_and_scores_as_an_unbroken_one(tmp_path, monkeypa
     # The kept weights give what the first candidate's fitting gives.
     texts = task.texts("validation", 30)[:4]
     refitted, _ = fit(task, grid[0], verbose=0)
-    restored = long_documents.restored_candidate(task, grid[0], progress.weights_path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        restored = long_documents.restored_candidate(task, grid[0], progress.weights_path)
+    # Restoring for scoring skips the optimizer's state without a warning.
+    assert not [w for w in caught if "Skipping variable loading" in str(w.message)]
     np.testing.assert_allclose(restored.predict(texts, verbose=0), refitted.predict(texts, verbose=0),
                                atol=1e-6)
     resumed = tune_long_document_row(task, grid, verbose=0, progress=progress)
