@@ -48,11 +48,13 @@ row and seed is a fine-tuning), so the results file doubles as the
 progress record: each (row, seed) is written as soon as it finishes, and
 a new run with the same setting skips recorded ones (one started but never
 finished, e.g. killed for memory, is retried `--max_attempts` times in
-all); running with more --seeds adds them. Within a (row, seed), each
-fitted candidate is kept in --candidate_dir with the best one's weights,
-so a stopped run goes on after the last candidate that finished. SIGTERM
-(`kill`, `pkill`) stops a run cleanly: the (row, seed) is recorded as
-stopped and does not count as an attempt. A different setting in an
+all); running with more --seeds adds them. Within a (row, seed), the
+record is rewritten after each fitted candidate with the rows fitted so
+far and the carve-out leader's test scores (`progress`; no weights), so a
+stopped run, on this machine or on a fresh checkout of the committed
+file, goes on after the last candidate that finished. SIGTERM (`kill`,
+`pkill`) stops a run cleanly: the (row, seed) is recorded as stopped and
+does not count as an attempt. A different setting in an
 existing file is refused (--restart discards it).
 
     python benchmarks/long_document_quality.py            # everything (days)
@@ -64,6 +66,7 @@ existing file is refused (--restart discards it).
 
 import argparse
 import datetime
+import functools
 import gc
 import json
 import os
@@ -77,7 +80,6 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results" / "long_document_protocol.json"
-CANDIDATES = pathlib.Path(__file__).resolve().parents[1] / "runs" / "long_document_candidates"
 DEFAULT_ROWS = ("full-128", "full-512", "full-1024", "full-2048", "lsh1-2048", "lsh4-2048")
 ROW = re.compile(r"^(full|tfidf|lsh([1-9][0-9]*))-([0-9]+)$")
 WARM_STARTS = {"on": True, "off": False}
@@ -145,8 +147,6 @@ def parse_args(argv):
     parser.add_argument("--readme_table", action="store_true",
                         help="print the README's table and margins of the rows in --output with 3 or "
                              "more seeds, each figure with its source tag, and run nothing")
-    parser.add_argument("--candidate_dir", default=str(CANDIDATES),
-                        help="where the candidates fitted so far in an unfinished (row, seed) are kept")
     parser.add_argument("--output", default=str(RESULTS))
     args = parser.parse_args(argv)
     for flag in ("document_length", "truncated_length"):
@@ -554,13 +554,13 @@ class StopOnSigterm:
         return RaiseWhenRequested()
 
 
-def candidate_progress(args, name, seed):
-    from keras_albert.pipelines.candidate_progress import CandidateProgress
+def keep_progress(run, write, snapshot):
+    """Puts a (row, seed)'s candidate progress into its record and writes it."""
+    run["progress"] = snapshot
+    write()
 
-    return CandidateProgress(pathlib.Path(args.candidate_dir) / pathlib.Path(args.output).stem / f"{name}-seed{seed}")
 
-
-def run_one(name, split, args, seed, stopper):
+def run_one(name, split, args, seed, stopper, progress):
     """One (row, seed) on a carved task; returns its row."""
     from keras_albert.pipelines.long_documents import majority_long_document_row
     from keras_albert.pipelines.long_documents import tune_long_document_row
@@ -571,7 +571,7 @@ def run_one(name, split, args, seed, stopper):
     if name.startswith("tfidf"):
         return tuned_tfidf_long_document_row(split, parse_row(name)[2])
     return tune_long_document_row(split, candidates(name, args, seed),
-                                  progress=candidate_progress(args, name, seed),
+                                  progress=progress,
                                   callbacks=[stopper.callback()])
 
 
@@ -603,6 +603,7 @@ def main(argv=None):
 
     import keras
 
+    from keras_albert.pipelines.candidate_progress import CandidateProgress
     from keras_albert.pipelines.long_documents import carve_out_task
     from keras_albert.pipelines.long_documents import long_document_task
 
@@ -613,6 +614,10 @@ def main(argv=None):
     print(f"task: {json.dumps(task.counts())}", flush=True)
     splits = {}
     stopper = StopOnSigterm()
+
+    def record_now():
+        record(output, setting, task, rows, compare(rows, args.truncated_length), argv)
+
     command = " ".join(["python", "benchmarks/long_document_quality.py", *argv])
     for name in names:
         entry = rows.setdefault(name, {"runs": {}})
@@ -637,18 +642,22 @@ def main(argv=None):
                       flush=True)
             entry["runs"][key] = {"status": "started", "attempts": attempts + 1, "started": now(),
                                   "command": command}
-            record(output, setting, task, rows, compare(rows, args.truncated_length), argv)
+            if previous.get("progress"):
+                entry["runs"][key]["progress"] = previous["progress"]
+            record_now()
             if seed not in splits:
                 splits[seed] = carve_out_task(task, seed)
                 print(f"seed {seed}: carve-out {json.dumps(splits[seed].counts()['validation'])}", flush=True)
             print(f"\n== {name}, seed {seed} ==", flush=True)
+            progress = CandidateProgress(previous.get("progress"),
+                                         persist=functools.partial(keep_progress, entry["runs"][key], record_now))
             try:
-                row = run_one(name, splits[seed], args, seed, stopper)
+                row = run_one(name, splits[seed], args, seed, stopper, progress)
             except Stopped:
                 entry["runs"][key].update(status="stopped", attempts=attempts, stopped=now())
-                record(output, setting, task, rows, compare(rows, args.truncated_length), argv)
-                raise SystemExit(f"{name}, seed {seed}: stopped (SIGTERM); the fitted candidates are kept "
-                                 "and the next run goes on from them") from None
+                record_now()
+                raise SystemExit(f"{name}, seed {seed}: stopped (SIGTERM); the fitted candidates are "
+                                 f"recorded in {output} and the next run goes on from them") from None
             keras.backend.clear_session()
             gc.collect()
             # Other jobs on the machine move step times: keep the load beside them.
@@ -656,9 +665,7 @@ def main(argv=None):
                        finished=now(), command=command,
                        load_average_1_5_15_min=[round(value, 2) for value in os.getloadavg()])
             entry["runs"][key] = row
-            record(output, setting, task, rows, compare(rows, args.truncated_length), argv)
-            if not name.startswith(("majority", "tfidf")):
-                candidate_progress(args, name, seed).clear()
+            record_now()
             print(json.dumps({k: v for k, v in row.items() if k != "candidates"}), flush=True)
     comparison = compare(rows, args.truncated_length)
     print_table(rows, names + sorted(set(rows) - set(names)), comparison)

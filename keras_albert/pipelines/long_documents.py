@@ -24,7 +24,6 @@ import dataclasses
 import functools
 import math
 import time
-import warnings
 import zlib
 
 import keras
@@ -366,12 +365,17 @@ def score_long_document_candidate(classifier, task, settings):
 
 def tune_long_document_row(task, candidates, verbose=2, progress=None, callbacks=()):
     """Fits every candidate (`LongDocumentSettings` of one row: same model
-    and length, other learning rate, pooling or warm start), keeps the one
-    with the best carve-out accuracy (the first of equals) and scores only
-    that one on the test passages, after every candidate has run.
+    and length, other learning rate, pooling or warm start) and keeps the
+    one with the best carve-out accuracy (the first of equals).
+
+    The choice reads nothing of the test passages. A candidate that takes
+    the carve-out's lead is scored on them at once, while its weights are
+    in memory, and a later leader's scores replace its own: the scores
+    returned are those of the final pick, as if it alone were scored at the
+    end, and a stopped grid needs no weights to go on.
 
     With `progress` (a `CandidateProgress`), each fitted candidate is
-    recorded as it finishes, with the best one's weights, and a later call
+    recorded as it finishes, with the leader's scores, and a later call
     with the same candidates goes on after the last recorded one.
     `callbacks` join each candidate's fine-tuning (e.g. one that stops).
 
@@ -386,45 +390,28 @@ def tune_long_document_row(task, candidates, verbose=2, progress=None, callbacks
             "`candidates` must be LongDocumentSettings of one row (one model and length). "
             f"Received: {sorted({c.name for c in candidates})}"
         )
-    fitted, best_index = progress.load(candidates) if progress else ([], None)
-    best = None
+    fitted, best, best_scores = progress.load(candidates) if progress else ([], None, None)
     if fitted:
         print(f"{candidates[0].name}: {len(fitted)} of {len(candidates)} candidates fitted before; "
               "going on from there", flush=True)
-    if best_index is not None:
-        best = (best_index, restored_candidate(task, candidates[best_index], progress.weights_path),
-                fitted[best_index]["carve_out_accuracy"])
     for index in range(len(fitted), len(candidates)):
         classifier, row = fit_long_document_candidate(task, candidates[index], verbose=verbose,
                                                       callbacks=callbacks)
         fitted.append(row)
-        improved = classifier is not None and (best is None or row["carve_out_accuracy"] > best[2])
-        if improved:
-            best = (index, classifier, row["carve_out_accuracy"])
-        if progress:
-            progress.save(candidates, fitted, best[0] if best else None, classifier if improved else None)
+        if classifier is not None and (
+                best is None or row["carve_out_accuracy"] > fitted[best]["carve_out_accuracy"]):
+            best, best_scores = index, score_long_document_candidate(classifier, task, candidates[index])
         del classifier
+        if progress:
+            progress.save(candidates, fitted, best, best_scores)
     if best is None:
         row = dict(fitted[-1], candidates=fitted)
         row["projected_hours"] = min(c["projected_hours"] for c in fitted)
         return row
-    index, classifier, _ = best
-    row = dict(fitted[index])
-    row.update(score_long_document_candidate(classifier, task, candidates[index]))
-    row.update(status="done", chosen_candidate=index, candidates=fitted)
+    row = dict(fitted[best])
+    row.update(best_scores)
+    row.update(status="done", chosen_candidate=best, candidates=fitted)
     return row
-
-
-def restored_candidate(task, settings, weights_path):
-    """The classifier of a candidate fitted by an earlier run."""
-    keras.utils.set_random_seed(settings.seed)
-    classifier = long_document_classifier(settings, task.num_classes)
-    with warnings.catch_warnings():
-        # The file also holds the fitted optimizer's state, which scoring
-        # does not need; Keras warns that this uncompiled model skips it.
-        warnings.filterwarnings("ignore", message="Skipping variable loading for optimizer")
-        classifier.load_weights(str(weights_path))
-    return classifier
 
 
 def run_long_document_row(task, settings, verbose=2):

@@ -201,7 +201,7 @@ def test_a_tiny_run_chooses_on_the_carve_out_and_records_every_row(tmp_path, ben
     output = tmp_path / "long.json"
     # One model row, two seeds, two candidates each: four tiny fine-tunings.
     benchmark.main([*TINY, "--rows", "lsh1-64", "--seeds", "0", "1", "--warm_starts", "on", "off",
-                    "--output", str(output), "--candidate_dir", str(tmp_path / "candidates")])
+                    "--output", str(output)])
     results = json.loads(output.read_text())
     rows = results["rows"]
     assert set(rows) == {"majority", "tfidf-64", "lsh1-64"}
@@ -227,14 +227,19 @@ def test_a_tiny_run_chooses_on_the_carve_out_and_records_every_row(tmp_path, ben
 
 @pytest.mark.large
 def test_sigterm_stops_cleanly_and_the_next_run_goes_on_after_the_fitted_candidates(tmp_path):
-    output, candidates = tmp_path / "long.json", tmp_path / "candidates"
-    flags = [*TINY, "--rows", "full-64", "--seeds", "0", "--warm_starts", "on", "off",
-             "--output", str(output), "--candidate_dir", str(candidates)]
-    progress = candidates / "long" / "full-64-seed0" / "progress.json"
+    output = tmp_path / "long.json"
+    flags = [*TINY, "--rows", "full-64", "--seeds", "0", "--warm_starts", "on", "off", "--output", str(output)]
+
+    def progress():
+        try:
+            return json.loads(output.read_text())["rows"]["full-64"]["runs"]["0"].get("progress")
+        except (FileNotFoundError, KeyError, json.JSONDecodeError):
+            return None
+
     process = subprocess.Popen([sys.executable, str(SCRIPT), *flags], env=dict(os.environ, PYTHONPATH=str(ROOT)),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
-    while not progress.exists() and process.poll() is None and time.monotonic() < deadline:
+    while not progress() and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     process.terminate()
     _, stderr = process.communicate(timeout=120)
@@ -242,13 +247,15 @@ def test_sigterm_stops_cleanly_and_the_next_run_goes_on_after_the_fitted_candida
     assert "full-64, seed 0: stopped (SIGTERM)" in stderr
     stopped = json.loads(output.read_text())["rows"]["full-64"]["runs"]["0"]
     assert stopped["status"] == "stopped" and stopped["attempts"] == 0
-    assert len(json.loads(progress.read_text())["fitted"]) == 1
+    # The results file alone carries the progress: rows and the leader's scores, no weights.
+    assert len(stopped["progress"]["fitted"]) == 1 and stopped["progress"]["best"] == 0
+    assert stopped["progress"]["best_test_scores"]["test_passages"] == 18
     result = run(*flags, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "full-64: 1 of 2 candidates fitted before; going on from there" in result.stdout
     finished = json.loads(output.read_text())["rows"]["full-64"]["runs"]["0"]
     assert finished["status"] == "done" and finished["attempts"] == 1 and len(finished["candidates"]) == 2
-    assert not progress.parent.exists()
+    assert "progress" not in finished
 
 
 def test_the_readme_table_quotes_every_finished_row_with_tags_that_agree(tmp_path, benchmark):
