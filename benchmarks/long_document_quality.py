@@ -25,8 +25,11 @@ The protocol (benchmarks/README.md, "How quality is measured"):
   every candidate of --learning_rates x --poolings x --warm_starts is
   fine-tuned (AdamW, warmup and linear decay; the best epoch kept, the
   warm start's linear probe counting as epoch 0), the one with the best
-  carve-out accuracy is kept, and only it is then scored on the test
-  passages. TF-IDF's C and n-gram range are picked on the same carve-out.
+  carve-out accuracy is kept, and only its test scores are reported
+  (a candidate is scored on the test passages when it takes the
+  carve-out's lead, while its weights are in memory, and a later leader's
+  scores replace them: the choice never reads them). TF-IDF's C and
+  n-gram range are picked on the same carve-out.
 - Each row is reported as mean +- sd over --seeds, with n (test passages)
   and a 95 % Wilson interval at n; each margin as mean +- sd of the
   per-seed differences with Newcombe's 95 % interval (`intervals.py`).
@@ -508,7 +511,8 @@ def record(output, setting, task, rows, comparison, argv):
     return write_result(output, {
         "protocol": ("test chapters of split seed 0 (held out of pretraining) for every seed; "
                      "each seed draws a chapter-disjoint carve-out of the other passages, on which "
-                     "every choice is made; only the chosen candidate is scored on test; "
+                     "every choice is made; only the chosen candidate's test scores are kept (each carve-out "
+                     "leader is scored as it takes the lead, a later leader's scores replace them); "
                      "mean +- sd over seeds, 95 % intervals of the test sample at n"),
         "setting": setting, "task": task.describe(), "rows": rows, "comparison": comparison,
         "readme_summary": readme_summary(comparison),

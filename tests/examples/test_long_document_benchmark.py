@@ -210,7 +210,7 @@ def test_a_tiny_run_chooses_on_the_carve_out_and_records_every_row(tmp_path, ben
         for run in entry["runs"].values():
             assert run["status"] == "done" and 0 <= run["accuracy"] <= 1 and run["test_passages"] == 18
     for run in rows["lsh1-64"]["runs"].values():
-        # Both candidates fitted, only the carve-out's pick scored on test.
+        # Both candidates fitted; only the carve-out's pick carries test scores.
         assert [c["head_warm_start"] for c in run["candidates"]] == [True, False]
         assert all("accuracy" not in c for c in run["candidates"])
         best = max(c["carve_out_accuracy"] for c in run["candidates"])
