@@ -13,8 +13,9 @@ the reported step time is that of the real fine-tuning.
 Under the benchmarks' protocol (benchmarks/README.md, "How quality is
 measured") `carve_out_task` draws, per seed, the chapters that choose
 (the carve-out) from the chapters that are not test; `tune_long_document_row`
-fits every candidate setting, keeps the one with the best carve-out
-accuracy and only then reads the test passages, once, for that one; and
+fits every candidate setting and keeps the one with the best carve-out
+accuracy, reporting only its test scores (each carve-out leader is scored
+as it takes the lead, so a stopped grid resumes without weights); and
 `tuned_tfidf_long_document_row` picks TF-IDF's C and n-grams on the same
 carve-out. `tfidf_long_document_row` is TF-IDF + LinearSVC untuned, on the
 same truncated passages.

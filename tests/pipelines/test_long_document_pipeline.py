@@ -100,7 +100,7 @@ class _TestSplitWatch:
             self.log.append("test read")
 
 
-def test_tuning_reads_the_test_split_once_after_every_candidate(tiny_task, monkeypatch):
+def test_tuning_scores_only_carve_out_leaders_and_reports_the_final_pick(tiny_task, monkeypatch):
     log = []
     carve_out_accuracy = {1e-3: 0.3, 2e-4: 0.5, 5e-4: 0.5}
 
@@ -113,16 +113,19 @@ def test_tuning_reads_the_test_split_once_after_every_candidate(tiny_task, monke
     def score(classifier, task, settings):
         task.labels("test")
         log.append(f"scored {classifier}")
-        return {"accuracy": 0.25, "test_passages": 18}
+        return {"accuracy": settings.recipe.learning_rate, "test_passages": 18}
 
     monkeypatch.setattr(long_documents, "fit_long_document_candidate", fit)
     monkeypatch.setattr(long_documents, "score_long_document_candidate", score)
     grid = [LongDocumentSettings(sequence_length=64, recipe=long_document_recipe(learning_rate=rate))
             for rate in carve_out_accuracy]
     row = tune_long_document_row(_TestSplitWatch(tiny_task, log), grid)
-    # The first of the two best on the carve-out; the test split read once, last.
-    assert log == ["fit 0.001", "fit 0.0002", "fit 0.0005", "test read", "scored model 0.0002"]
-    assert row["chosen_candidate"] == 1 and row["status"] == "done" and row["accuracy"] == 0.25
+    # Fitting never reads the test split; a candidate is scored when it takes
+    # the carve-out's lead (an equal one does not), and the first of the two
+    # best is the pick whose scores are reported.
+    assert log == ["fit 0.001", "test read", "scored model 0.001",
+                   "fit 0.0002", "test read", "scored model 0.0002", "fit 0.0005"]
+    assert row["chosen_candidate"] == 1 and row["status"] == "done" and row["accuracy"] == 2e-4
     assert [c["carve_out_accuracy"] for c in row["candidates"]] == [0.3, 0.5, 0.5]
     assert all("accuracy" not in c for c in row["candidates"])
     with pytest.raises(ValueError, match="one row"):
