@@ -106,14 +106,26 @@ def parse_row(name):
     return kind, int(hashes) if hashes else None, length
 
 
-def parse_args(argv):
+def task_parser(doc):
+    """A parser for a long-document script (`doc`: its docstring) with the
+    task's flags and the LSH rows' settings, shared with
+    long_document_step_times.py so both build the same models."""
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
+        description=doc.split("\n\n")[0], epilog=doc.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--preset", default="albert_tiny_en")
     parser.add_argument("--document_length", type=int, default=2048,
                         help="passages fill this many positions (with [CLS] and [SEP])")
+    parser.add_argument("--lsh_chunk_length", type=int, default=64)
+    parser.add_argument("--lsh_num_buckets", type=int, default=0,
+                        help="0: 2 * length / chunk length (Reformer's choice)")
+    parser.add_argument("--lsh_chunks_after", type=int, default=1)
+    return parser
+
+
+def parse_args(argv):
+    parser = task_parser(__doc__)
     parser.add_argument("--rows", nargs="+", type=parse_row, default=[parse_row(r) for r in DEFAULT_ROWS],
                         metavar="KIND-LENGTH",
                         help=f"models to run (default: {' '.join(DEFAULT_ROWS)}); "
@@ -132,10 +144,6 @@ def parse_args(argv):
                              "counts as epoch 0) or not, tried; the carve-out picks")
     parser.add_argument("--batch_size", type=int, default=8)
     parser.add_argument("--patience", type=int, default=2)
-    parser.add_argument("--lsh_chunk_length", type=int, default=64)
-    parser.add_argument("--lsh_num_buckets", type=int, default=0,
-                        help="0: 2 * length / chunk length (Reformer's choice)")
-    parser.add_argument("--lsh_chunks_after", type=int, default=1)
     parser.add_argument("--train_shifts", type=int, default=1,
                         help="cut the training chapters this many times, shifted: overlapping passages")
     parser.add_argument("--max_passages_per_class", type=int, default=0,

@@ -33,6 +33,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from long_document_quality import parse_row  # noqa: E402  (after the path is set)
+from long_document_quality import task_parser  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results" / "long_document_step_times.json"
 DEFAULT_ROWS = ("full-2048", "lsh1-2048", "lsh4-2048")
@@ -47,21 +48,11 @@ def model_row(name):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--preset", default="albert_tiny_en")
-    parser.add_argument("--document_length", type=int, default=2048,
-                        help="passages fill this many positions, as in long_document_quality.py")
+    parser = task_parser(__doc__)
     parser.add_argument("--rows", nargs="+", type=model_row, default=list(DEFAULT_ROWS), metavar="KIND-LENGTH")
     parser.add_argument("--steps", type=int, default=8, help="timed steps per row and round")
     parser.add_argument("--rounds", type=int, default=3, help="passes over the rows, in turn")
     parser.add_argument("--batch_size", type=int, default=8)
-    parser.add_argument("--lsh_chunk_length", type=int, default=64)
-    parser.add_argument("--lsh_num_buckets", type=int, default=0,
-                        help="0: 2 * length / chunk length (Reformer's choice)")
-    parser.add_argument("--lsh_chunks_after", type=int, default=1)
     parser.add_argument("--output", default=str(RESULTS))
     args = parser.parse_args(argv)
     for flag in ("steps", "rounds", "batch_size", "lsh_chunk_length"):
