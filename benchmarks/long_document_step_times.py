@@ -87,11 +87,9 @@ def timed_steps(task, settings, steps):
     """Seconds of each of `steps` fine-tuning steps after the first (a list)."""
     import keras
 
-    from keras_albert.pipelines.classifier_recipe import recommended_learning_rate
+    from keras_albert.pipelines.classifier_fine_tuning import compile_for_recipe
     from keras_albert.pipelines.long_documents import StepTimer
     from keras_albert.pipelines.long_documents import long_document_classifier
-    from keras_albert.training.optimizers import warmup_decay_optimizer
-    from keras_albert.training.optimizers import warmup_steps_for
 
     batch = settings.recipe.batch_size
     count = batch * (steps + 1)
@@ -102,11 +100,8 @@ def timed_steps(task, settings, steps):
                          f"{len(texts)}: lower --steps or --batch_size")
     keras.utils.set_random_seed(settings.seed)
     classifier = long_document_classifier(settings, task.num_classes)
-    learning_rate = settings.recipe.learning_rate or recommended_learning_rate(classifier.backbone.hidden_dim)
-    classifier.compile(optimizer=warmup_decay_optimizer(
-        learning_rate, steps + 1, warmup_steps_for(steps + 1, settings.recipe.warmup_fraction),
-        weight_decay=settings.recipe.weight_decay,
-    ))
+    # The protocol's optimizer, so the step is the one it times.
+    compile_for_recipe(classifier, settings.recipe, steps + 1)
     timer = StepTimer(steps + 1)
     classifier.fit(texts, labels, batch_size=batch, epochs=1, shuffle=False, verbose=0, callbacks=[timer])
     del classifier
@@ -114,17 +109,14 @@ def timed_steps(task, settings, steps):
     return list(timer.seconds)
 
 
-def spread(seconds):
-    return {"median": round(statistics.median(seconds), 4), "min": round(min(seconds), 4),
-            "max": round(max(seconds), 4), "steps": len(seconds)}
-
-
 def summarize(per_round):
     """Each row's spread over all rounds, and full over each LSH row at its length."""
+    from keras_albert.pipelines.long_documents import step_spread
+
     rows = {}
     for name, rounds in per_round.items():
         every = [value for seconds in rounds for value in seconds]
-        rows[name] = dict(spread(every), round_medians=[round(statistics.median(s), 4) for s in rounds])
+        rows[name] = dict(step_spread(every), round_medians=[round(statistics.median(s), 4) for s in rounds])
     full_over = {}
     for name in rows:
         kind, _, length = parse_row(name)

@@ -47,6 +47,18 @@ def label_ids(classifier, labels):
     return np.asarray([index[str(label)] for label in labels], "int32")
 
 
+def compile_for_recipe(classifier, recipe, steps):
+    """Compiles `classifier` with the recipe's optimizer for `steps`
+    training steps (warmup, then linear decay; AdamW)."""
+    learning_rate = recipe.learning_rate or recommended_learning_rate(classifier.backbone.hidden_dim)
+    classifier.compile(
+        optimizer=warmup_decay_optimizer(
+            learning_rate, steps, warmup_steps_for(steps, recipe.warmup_fraction),
+            weight_decay=recipe.weight_decay,
+        )
+    )
+
+
 def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose=2,
                          callbacks=(), validation_data=None):
     """Fine-tunes `classifier` (an `AlbertClassifier`) on raw texts.
@@ -107,14 +119,7 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
     if recipe.head_warm_start:
         probe_accuracy = warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels,
                                          recipe.batch_size, seed)
-    steps = recipe.epochs * -(-len(train_texts) // recipe.batch_size)
-    learning_rate = recipe.learning_rate or recommended_learning_rate(classifier.backbone.hidden_dim)
-    classifier.compile(
-        optimizer=warmup_decay_optimizer(
-            learning_rate, steps, warmup_steps_for(steps, recipe.warmup_fraction),
-            weight_decay=recipe.weight_decay,
-        )
-    )
+    compile_for_recipe(classifier, recipe, recipe.epochs * -(-len(train_texts) // recipe.batch_size))
     held_out, monitor, epoch_zero = None, None, None
     if len(val_texts):
         held_out = (list(val_texts), np.asarray(val_labels))

@@ -279,13 +279,18 @@ class StepTimer(keras.callbacks.Callback):
         return bool(self.max_seconds) and (self.projected_seconds or 0) > self.max_seconds
 
     def spread(self):
-        values = np.asarray(self.seconds or [np.nan])
-        return {
-            "median": round(float(np.median(values)), 4),
-            "min": round(float(values.min()), 4),
-            "max": round(float(values.max()), 4),
-            "steps": len(self.seconds),
-        }
+        return step_spread(self.seconds)
+
+
+def step_spread(seconds):
+    """Median, min and max of step times (NaN for none) and their count."""
+    values = np.asarray(seconds or [np.nan])
+    return {
+        "median": round(float(np.median(values)), 4),
+        "min": round(float(values.min()), 4),
+        "max": round(float(values.max()), 4),
+        "steps": len(seconds),
+    }
 
 
 def fit_long_document_candidate(task, settings, verbose=2, callbacks=()):
