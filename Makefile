@@ -22,8 +22,9 @@ demo: $(STAMP)
 # --dist loadfile keeps each test file on one worker, so a module-scoped
 # fixture (often runs in other backends' processes) is built once, not once
 # per worker (CI: 2,405 s with it, 2,541 s the run before; one run each).
-# loadgroup would be finer, but under pytest 9.2 xdist 3.8 ignores its marks (pytest-dev/pytest-xdist#1386). test-fast keeps plain
-# load: its fixtures are cheap, and loadfile ran it in 277 s against 261 s.
+# loadgroup would be finer, but under pytest 9.2 xdist 3.8 ignores its
+# marks (pytest-dev/pytest-xdist#1386). test-fast keeps plain load: its
+# fixtures are cheap, and loadfile ran it in 277 s against 261 s.
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest tests -q -p no:cacheprovider -n 2 --dist loadfile
 
