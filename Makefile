@@ -21,7 +21,9 @@ demo: $(STAMP)
 
 # --dist loadfile keeps each test file on one worker, so a module-scoped
 # fixture (often runs in other backends' processes) is built once, not once
-# per worker (CI: 2,405 s with it, 2,541 s the run before; one run each).
+# per worker. CI: 2,541 s before it; 2,405 s and 2,614 s with it (the
+# second run had one more large test, of 12 s), so CI's pace varies by
+# more than the gain: it is kept for the fixtures, not for a measured win.
 # loadgroup would be finer, but under pytest 9.2 xdist 3.8 ignores its
 # marks (pytest-dev/pytest-xdist#1386). test-fast keeps plain load: its
 # fixtures are cheap, and loadfile ran it in 277 s against 261 s.
