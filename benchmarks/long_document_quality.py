@@ -345,6 +345,10 @@ def compare(rows, truncated_length):
     pairs = [(name, truncated) for name in models if truncated in done and name != truncated]
     pairs += [(name, f"full-{length[name]}") for name in models
               if kind[name] == "lsh" and f"full-{length[name]}" in done]
+    # More hash rounds against fewer at the same length: what the extra rounds buy.
+    hashes = {name: parse_row(name)[1] for name in models if kind[name] == "lsh"}
+    pairs += [(name, other) for name in hashes for other in hashes
+              if length[name] == length[other] and hashes[name] > hashes[other]]
     pairs += [(f"tfidf-{length[name]}", name) for name in models if f"tfidf-{length[name]}" in done]
     pairs += [(name, "majority") for name in models if "majority" in done]
     margins = {f"{a} minus {b}": margin(rows, a, b) for a, b in pairs}
@@ -679,6 +683,9 @@ def main(argv=None):
             entry["runs"][key] = row
             record_now()
             print(json.dumps({k: v for k, v in row.items() if k != "candidates"}), flush=True)
+    # Written even when every run was recorded before: a rerun refreshes the
+    # comparison after this script's summaries change.
+    record_now()
     comparison = compare(rows, args.truncated_length)
     print_table(rows, names + sorted(set(rows) - set(names)), comparison)
     return rows, comparison

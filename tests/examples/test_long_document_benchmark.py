@@ -143,6 +143,12 @@ def test_margins_are_per_seed_differences_and_targets_need_the_interval(benchmar
     assert any(line.startswith("lsh1-2048 minus full-2048") and "no difference is shown" in line
                for line in summary)
     assert "lsh1-2048 beats full 512 by 5 points: met on the mean, not supported by the interval." in summary
+    # Four hash rounds are set against one at the same length.
+    rows.update(_rows({"lsh4-2048": [0.70, 0.72, 0.74]}, n=300))
+    extra = benchmark.compare(rows, 512)["margins"]["lsh4-2048 minus lsh1-2048"]
+    assert extra["mean"] == 2.0 and extra["seeds"] == 3
+    assert "lsh1-2048 minus lsh4-2048" not in benchmark.compare(rows, 512)["margins"]
+    del rows["lsh4-2048"]
     # Seeds pair up: a seed only one side finished is left out of the margin.
     rows["full-512"]["runs"]["2"]["status"] = "started"
     assert benchmark.compare(rows, 512)["margins"]["lsh1-2048 minus full-512"]["seeds"] == 2
@@ -177,6 +183,12 @@ def test_recorded_runs_are_kept_unfinished_ones_retried_more_seeds_added(tmp_pat
     benchmark.main(argv)
     assert "tfidf-32, seed 0: recorded" in capsys.readouterr().out
     assert json.loads(output.read_text())["rows"] == first["rows"]
+    # With nothing left to run, a rerun still rewrites the comparison.
+    stale = json.loads(output.read_text())
+    stale["comparison"] = {}
+    output.write_text(json.dumps(stale))
+    benchmark.main(argv)
+    assert json.loads(output.read_text())["comparison"] == first["comparison"]
     # A run that was killed is retried, up to --max_attempts runs in all.
     first["rows"]["tfidf-64"]["runs"]["0"] = {"status": "started", "attempts": 1}
     output.write_text(json.dumps(first))
