@@ -19,6 +19,14 @@ env: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/python examples/quickstart.py --output runs/quickstart
 
+# One OpenMP thread per process (PyTorch, OpenBLAS), unless set: the two
+# xdist workers and the JAX/PyTorch processes they start already fill two
+# cores, and more threads than cores slowed the PyTorch-heavy files (one
+# run each, beside a background job: test_backend_parity.py with
+# test_without_tensorflow.py 184 s -> 146 s; test_causal_lm_backends.py
+# with test_resume_on_every_backend.py 211 s -> 185 s).
+TEST_ENV := OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1}
+
 # --dist loadfile keeps each test file on one worker, so a module-scoped
 # fixture (often runs in other backends' processes) is built once, not once
 # per worker. CI: 2,541 s before it; 2,405 s and 2,614 s with it (the
@@ -28,12 +36,12 @@ demo: $(STAMP)
 # marks (pytest-dev/pytest-xdist#1386). test-fast keeps plain load: its
 # fixtures are cheap, and loadfile ran it in 277 s against 261 s.
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest tests -q -p no:cacheprovider -n 2 --dist loadfile
+	$(TEST_ENV) $(VENV)/bin/python -m pytest tests -q -p no:cacheprovider -n 2 --dist loadfile
 
 # The edit loop: everything but the tests marked large (subprocesses,
 # kills, conversions, the wheel). CI runs `make test`.
 test-fast: $(STAMP)
-	$(VENV)/bin/python -m pytest tests -q -p no:cacheprovider -n 2 -m "not large"
+	$(TEST_ENV) $(VENV)/bin/python -m pytest tests -q -p no:cacheprovider -n 2 -m "not large"
 
 # The pip-only client venvs (MediaPipe; ai-edge-litert + sentencepiece)
 # that benchmarks/tflite_clients.py and its tests run exported .tflite
