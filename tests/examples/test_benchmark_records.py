@@ -18,8 +18,6 @@ FIELDS = ("command", "date", "machine", "threads", "versions")
 # Files written before benchmarks/recording.py recorded every field, each
 # with the fields it lacks; a rerun records them all (then drop its entry).
 RECORDED_BEFORE_THE_FIELDS = {
-    "long_document_quality.json": {"threads", "versions"},
-    "long_document_quality_8192.json": {"threads", "versions"},
     # benchmarks/transfer.py's records (issue 36 item 1 rewrites them).
     "transfer_albert_tiny_en_12k.json": {"date", "threads", "versions"},
     "transfer_albert_tiny_en_12k_recipe.json": {"threads", "versions"},
