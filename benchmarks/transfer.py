@@ -12,6 +12,8 @@ same training texts and the same test split, it scores:
   finetuned   the preset fine-tuned with the recommended recipe
               (`keras_albert.pipelines.ClassifierRecipe`), best epoch
               picked on the carve-out
+  random_head (on request) the preset fine-tuned with the recipe minus its
+              head warm start: what the warm start adds
   scratch     (on request) the same architecture from random weights, same recipe
   teacher     (on request; `pip install -e '.[teacher]'`) all-MiniLM-L6-v2
               frozen + logistic regression, C picked on the carve-out
@@ -36,6 +38,7 @@ refuses a file made with other settings).
 """
 
 import argparse
+import dataclasses
 import json
 import os
 import pathlib
@@ -64,7 +67,7 @@ from transfer_tasks import TASK_NAMES  # noqa: E402
 from transfer_tasks import load_task  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results" / "transfer_suite.json"
-MODELS = ("majority", "tfidf", "probe", "finetuned", "scratch", "teacher")
+MODELS = ("majority", "tfidf", "probe", "finetuned", "random_head", "scratch", "teacher")
 VALIDATION_FRACTION = 0.1
 # What must match for `--resume` to reuse a file's rows.
 SETTINGS = ("preset", "recipe", "train_size", "max_test", "tasks_dir")
@@ -150,6 +153,8 @@ def run_row(name, preset, task, recipe, seed):
         row = probe_row(preset, task, recipe, seed)
     elif name == "teacher":
         row = teacher_row(task, seed)
+    elif name == "random_head":
+        row = fine_tuned_row(preset, task, dataclasses.replace(recipe, head_warm_start=False), seed)
     else:
         row = fine_tuned_row(preset, task, recipe, seed, from_scratch=name == "scratch")
     row = {key: (value.item() if isinstance(value, np.generic) else value)
@@ -173,6 +178,10 @@ def summarize(task_entry):
                   for s in runs if name in runs[s] and "tfidf" in runs[s]]
         if paired:
             margins[f"{name}_minus_tfidf_points"] = mean_sd([100 * p for p in paired])
+    paired = [runs[s]["finetuned"]["accuracy"] - runs[s]["random_head"]["accuracy"]
+              for s in runs if "finetuned" in runs[s] and "random_head" in runs[s]]
+    if paired:
+        margins["finetuned_minus_random_head_points"] = mean_sd([100 * p for p in paired])
     task_entry["summary"] = summary
     task_entry["margins"] = margins
 

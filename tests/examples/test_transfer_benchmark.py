@@ -70,10 +70,15 @@ def test_small_suite_then_resume_keeps_finished_rows(tmp_path, capsys):
     assert margin["seeds"] == 2
     assert first["command"].startswith("python benchmarks/transfer.py --tasks fortunes")
 
-    benchmark.main(common + ["--models", "majority", "finetuned", "scratch", "--resume"])
+    benchmark.main(common + ["--models", "majority", "finetuned", "random_head", "scratch", "--resume"])
     second = json.loads(output.read_text())
     rows = second["tasks"]["fortunes"]["runs"]["0"]
-    assert set(rows) == {"majority", "tfidf", "probe", "finetuned", "scratch"}
+    assert set(rows) == {"majority", "tfidf", "probe", "finetuned", "random_head", "scratch"}
+    # The same recipe without its warm start: the probe is never kept there.
+    assert rows["random_head"]["kept_head_warm_start"] is False
+    without = [second["tasks"]["fortunes"]["runs"][s]["random_head"]["accuracy"] for s in ("0", "1")]
+    assert second["tasks"]["fortunes"]["margins"]["finetuned_minus_random_head_points"]["mean"] == (
+        pytest.approx(statistics.fmean(100 * (a - b) for a, b in zip(tuned, without)), abs=1e-2))
     # The kept row is the earlier one, seconds and all: it did not run again.
     assert rows["finetuned"] == entry["runs"]["0"]["finetuned"]
     assert "kept from the earlier run" in capsys.readouterr().out
