@@ -173,15 +173,11 @@ def summarize(task_entry):
             summary[name] = {metric: mean_sd([row[metric] for row in rows])
                              for metric in ("accuracy", "macro_f1")}
     margins = {}
-    for name in ("finetuned", "probe"):
-        paired = [runs[s][name]["accuracy"] - runs[s]["tfidf"]["accuracy"]
-                  for s in runs if name in runs[s] and "tfidf" in runs[s]]
+    for a, b in (("finetuned", "tfidf"), ("probe", "tfidf"), ("finetuned", "random_head")):
+        paired = [runs[s][a]["accuracy"] - runs[s][b]["accuracy"]
+                  for s in runs if a in runs[s] and b in runs[s]]
         if paired:
-            margins[f"{name}_minus_tfidf_points"] = mean_sd([100 * p for p in paired])
-    paired = [runs[s]["finetuned"]["accuracy"] - runs[s]["random_head"]["accuracy"]
-              for s in runs if "finetuned" in runs[s] and "random_head" in runs[s]]
-    if paired:
-        margins["finetuned_minus_random_head_points"] = mean_sd([100 * p for p in paired])
+            margins[f"{a}_minus_{b}_points"] = mean_sd([100 * p for p in paired])
     task_entry["summary"] = summary
     task_entry["margins"] = margins
 
