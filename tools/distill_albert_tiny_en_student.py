@@ -1,10 +1,12 @@
 """Rebuilds `keras_albert/presets/albert_tiny_en_student`: a MobileBERT-style student
 distilled from the bundled `albert_tiny_en`.
 
-The corpus is the teacher's pretraining corpus (the Austen novels except
-Persuasion, and the WordNet glosses of the supersense training split;
-written by tools/pretrain_albert_tiny_en.py's `write_corpus`), so the
-fine-tuning evaluation split stays unseen. The student: trigram embedding
+The corpus is two files of the teacher's MLM/SOP corpus, built by
+tools/build_english_corpus.py unless --corpus_dir holds them: the Austen
+novels except Persuasion and the long-document test chapters, and the
+WordNet glosses of the supersense training split, not grouped by
+supersense; so the fine-tuning test split stays unseen and no document
+says which glosses share a class. The student: trigram embedding
 at E=32, H=128, bottleneck 64, 4 heads (the teacher's count, for attention
 transfer), 2 stacked FFNs of 256, LayerNorm, ReLU, 4 layers sharing one set
 of weights.
@@ -14,16 +16,20 @@ with the true masked tokens only (the comparison the report needs).
 
 Usage:
     python tools/distill_albert_tiny_en_student.py --output runs/student
+    python tools/distill_albert_tiny_en_student.py --no_distillation --output runs/student_plain
     cp -r runs/student/preset/. keras_albert/presets/albert_tiny_en_student/
 """
 
 import argparse
-import importlib.util
 import json
 import pathlib
+import subprocess
 import sys
 
 from keras_albert.cli.main import main as cli_main
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CORPUS = ("austen.txt", "wordnet.txt")
 
 STUDENT_CONFIG = {
     "num_layers": 4,
@@ -47,19 +53,10 @@ STUDENT_CONFIG = {
 }
 
 
-def write_corpus(directory):
-    """The teacher's pretraining corpus, written as its own tool does."""
-    path = pathlib.Path(__file__).with_name("pretrain_albert_tiny_en.py")
-    spec = importlib.util.spec_from_file_location("pretrain_albert_tiny_en", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.write_corpus(directory)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", default="runs/albert_tiny_en_student")
-    parser.add_argument("--corpus_dir", default=None, help="default: OUTPUT/../corpus")
+    parser.add_argument("--corpus_dir", default="runs/corpus")
     parser.add_argument("--train_steps", type=int, default=450)
     parser.add_argument("--steps_per_stage", type=int, default=0)
     parser.add_argument("--batch_size", type=int, default=32)
@@ -69,9 +66,10 @@ def main():
     parser.add_argument("--no_distillation", action="store_true")
     args, extra = parser.parse_known_args()
     output = pathlib.Path(args.output)
-    corpus = pathlib.Path(args.corpus_dir or output.parent / "corpus")
-    if not (corpus / "wordnet.txt").exists():
-        write_corpus(corpus)
+    corpus = pathlib.Path(args.corpus_dir)
+    if not all((corpus / name).exists() for name in CORPUS):
+        subprocess.run([sys.executable, str(ROOT / "tools" / "build_english_corpus.py"),
+                        "--output", str(corpus)], check=True)
     weights = ["--feature_weight", "1", "--attention_weight", "1", "--alpha", "0.5"]
     if args.no_distillation:
         weights = ["--feature_weight", "0", "--attention_weight", "0", "--alpha", "0"]
@@ -79,7 +77,7 @@ def main():
         "distill",
         "--teacher", "albert_tiny_en",
         "--student_config", json.dumps(STUDENT_CONFIG),
-        "--corpus", str(corpus / "austen.txt"), str(corpus / "wordnet.txt"),
+        "--corpus", *[str(corpus / name) for name in CORPUS],
         "--output", str(output),
         "--train_steps", str(args.train_steps),
         "--steps_per_stage", str(args.steps_per_stage),
@@ -87,7 +85,8 @@ def main():
         "--sequence_length", str(args.sequence_length),
         "--learning_rate", str(args.learning_rate),
         "--dupe_factor", str(args.dupe_factor),
-        "--data_dir", str(corpus.parent / "data"),
+        # Per run: the instances of another corpus are never reused.
+        "--data_dir", str(output / "data"),
         "--seed", "12345",
         *weights,
         *extra,
