@@ -27,9 +27,18 @@ Latency: one text padded to --sequence_length, one interpreter thread,
 median over rounds that alternate between the models (so background load
 hits them alike).
 
+Each seed (--seeds, default 0 1 2) draws its own labelled glosses and
+initialisations and writes OUTPUT/seed_N/report.json; a finished seed is
+kept, so rerunning the command resumes. OUTPUT/report.json (and --record)
+sums them up: means over the seeds with standard deviations, per-seed
+margins (task-distilled student minus teacher, general distillation minus
+none, each model minus tuned TF-IDF on the same glosses) and the tuned
+TF-IDF and majority baselines.
+
 Usage:
     python tools/student_report.py \\
-        --plain runs/albert_tiny_en_student_plain/preset --output runs/student_report
+        --plain runs/albert_tiny_en_student_plain/preset --output runs/student_report \\
+        --record benchmarks/results/student_report.json
 """
 
 import argparse
@@ -37,6 +46,8 @@ import importlib.util
 import json
 import os
 import pathlib
+import statistics
+import sys
 import time
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -53,6 +64,8 @@ from keras_albert.export import tflite_export  # noqa: E402
 from keras_albert.export.tflite_export import export_tflite  # noqa: E402
 from keras_albert.export.tflite_export import run_tflite  # noqa: E402
 from keras_albert.export.tflite_export import token_features  # noqa: E402
+from keras_albert.pipelines import majority_baseline  # noqa: E402
+from keras_albert.utils.atomic_file import write_file_atomically  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -109,13 +122,16 @@ def transfer_set(data):
     return texts, np.asarray([labelled.get(text, UNLABELLED) for text in texts])
 
 
-def main():
+def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--teacher", default="albert_tiny_en")
     parser.add_argument("--distilled", default="albert_tiny_en_student")
     parser.add_argument("--plain", required=True,
                         help="the same student pretrained without distillation")
     parser.add_argument("--output", default="runs/student_report")
+    parser.add_argument("--record", default=None,
+                        help="also write the summary here with date, machine and versions "
+                             "(e.g. benchmarks/results/student_report.json)")
     parser.add_argument("--train_examples", type=int, default=12000)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--batch_size", type=int, default=64)
@@ -127,23 +143,28 @@ def main():
     parser.add_argument("--student_learning_rate", type=float, default=1e-3)
     parser.add_argument("--distill_temperature", type=float, default=2.0)
     parser.add_argument("--distill_alpha", type=float, default=0.5)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    output = pathlib.Path(args.output)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2],
+                        help="each seed draws its own training glosses and initialisation")
+    return parser.parse_args(argv)
+
+
+def run_seed(args, seed, output, qs):
+    """One seed's report: every model trained, exported and timed."""
     output.mkdir(parents=True, exist_ok=True)
-    qs = quickstart()
     started = time.time()
     labels = datasets.supersense_labels(pos="n")
-    data = qs.supersense_data(args.train_examples, args.seed)
+    data = qs.supersense_data(args.train_examples, seed)
     student_args = argparse.Namespace(epochs=args.student_epochs, batch_size=args.batch_size,
-                                      learning_rate=args.student_learning_rate)
+                                      learning_rate=args.student_learning_rate, seed=seed)
+    teacher_args = argparse.Namespace(epochs=args.epochs, batch_size=args.batch_size,
+                                      learning_rate=args.learning_rate, seed=seed)
     models = [("teacher", args.teacher, "labels"),
               ("student, task-distilled", args.distilled, "teacher"),
               ("student, general-distilled", args.distilled, "labels"),
               ("student without distillation", args.plain, "labels")]
     rows, tflite_paths, features, teacher = {}, {}, None, None
     for name, preset, method in models:
-        keras.utils.set_random_seed(args.seed)
+        keras.utils.set_random_seed(seed)
         preprocessor = keras_albert.AlbertTextClassifierPreprocessor.from_preset(
             preset, sequence_length=args.sequence_length)
         backbone = keras_albert.AlbertBackbone.from_preset(preset)
@@ -159,12 +180,12 @@ def main():
                                          learning_rate=args.student_learning_rate,
                                          temperature=args.distill_temperature,
                                          alpha=args.distill_alpha,
-                                         validation_data=(data[2], data[3]), seed=args.seed,
+                                         validation_data=(data[2], data[3]), seed=seed,
                                          verbose=2)
             # Scored on the held-out glosses after the last epoch.
             accuracy = history.history["val_accuracy"][-1]
         else:
-            schedule = args if name == "teacher" else student_args
+            schedule = teacher_args if name == "teacher" else student_args
             qs.log(f"{name}: fine-tuning {preset} on {len(data[0])} glosses, {schedule.epochs} epochs")
             accuracy = qs.train_and_evaluate(classifier, data, schedule)
         if name == "teacher":
@@ -208,46 +229,162 @@ def main():
     for key, seconds in latency.items():
         name, label = key.split("|")
         rows[name][f"latency_{label}_ms"] = round(seconds * 1000, 3)
+    compare_with_teacher(rows)
+    # The baselines the protocol sets beside every quality figure, on the
+    # same training glosses and test split.
+    baselines = {"majority": round(majority_baseline(data[1], data[3])["accuracy"], 4)}
+    tfidf = qs.tfidf_accuracy(data, seed)
+    if tfidf is not None:
+        baselines["tfidf"] = round(tfidf, 4)
+    return {
+        "task": TASK,
+        "seed": seed,
+        "fine_tuning": settings(args, data),
+        "latency": latency_settings(args),
+        "models": rows,
+        "baselines": baselines,
+        "seconds": round(time.time() - started, 1),
+    }
 
+
+TASK = "WordNet noun supersense (26 classes), scored on the test split (synset crc 90-99)"
+
+
+def settings(args, data):
+    return {"train_examples": len(data[0]), "test_examples": len(data[2]),
+            "epochs": args.epochs, "batch_size": args.batch_size,
+            "learning_rate": args.learning_rate,
+            "sequence_length": args.sequence_length,
+            "student_epochs": args.student_epochs,
+            "student_learning_rate": args.student_learning_rate,
+            "distill_temperature": args.distill_temperature,
+            "distill_alpha": args.distill_alpha}
+
+
+def latency_settings(args):
+    return {"threads": 1, "rounds": args.latency_rounds, "calls": args.latency_calls,
+            "sequence_length": args.sequence_length}
+
+
+def compare_with_teacher(rows):
+    """Adds each row's parameter ratio, accuracy points and speed-up against
+    the teacher's row."""
     teacher_row = rows["teacher"]
-    for name, row in rows.items():
+    for row in rows.values():
         row["parameter_ratio_vs_teacher"] = round(
             teacher_row["backbone_parameters"] / row["backbone_parameters"], 2)
         row["accuracy_points_vs_teacher"] = round(100 * (row["accuracy"] - teacher_row["accuracy"]), 2)
         for label in ("float32", "int8"):
             row[f"speedup_{label}_vs_teacher"] = round(
                 teacher_row[f"latency_{label}_ms"] / row[f"latency_{label}_ms"], 2)
-    report = {
-        "task": "WordNet noun supersense (26 classes), scored on the test split (synset crc 90-99)",
-        "fine_tuning": {"train_examples": len(data[0]), "test_examples": len(data[2]),
-                        "epochs": args.epochs, "batch_size": args.batch_size,
-                        "learning_rate": args.learning_rate,
-                        "sequence_length": args.sequence_length,
-                        "student_epochs": args.student_epochs,
-                        "student_learning_rate": args.student_learning_rate,
-                        "distill_temperature": args.distill_temperature,
-                        "distill_alpha": args.distill_alpha},
-        "latency": {"threads": 1, "rounds": args.latency_rounds, "calls": args.latency_calls,
-                    "sequence_length": args.sequence_length},
-        "models": rows,
-        "seconds": round(time.time() - started, 1),
-    }
-    (output / "report.json").write_text(json.dumps(report, indent=2))
 
+
+# Per-seed differences in points (first minus second), each seed's models
+# trained on the same glosses.
+MARGINS = {
+    "task_distilled_minus_teacher": ("student, task-distilled", "teacher"),
+    "task_distilled_minus_general_distilled": ("student, task-distilled",
+                                               "student, general-distilled"),
+    "general_distilled_minus_without_distillation": ("student, general-distilled",
+                                                     "student without distillation"),
+    "task_distilled_minus_tfidf": ("student, task-distilled", "tfidf"),
+    "teacher_minus_tfidf": ("teacher", "tfidf"),
+}
+
+
+def _mean_sd(values):
+    values = [float(v) for v in values]
+    return {"mean": round(statistics.fmean(values), 4),
+            "sd": round(statistics.stdev(values), 4) if len(values) > 1 else None,
+            "seeds": len(values)}
+
+
+def summarise(reports):
+    """The seeds' reports as one, in a seed report's layout (so a model card
+    reads it alike): each row's accuracies and latencies are means over the
+    seeds, with `<key>_sd` and `<key>_per_seed` beside them; sizes and
+    parameter counts, which no seed changes, from the first seed; `margins`
+    are per-seed differences in points, as mean, sd and seeds."""
+    first = reports[0]
+    averaged = ("accuracy", "tflite_float32_accuracy", "tflite_int8_accuracy",
+                "latency_float32_ms", "latency_int8_ms", "training_seconds")
+    rows = {}
+    for name, row in first["models"].items():
+        rows[name] = {k: v for k, v in row.items() if k not in averaged and not k.endswith("_check")}
+        for key in averaged:
+            values = [report["models"][name][key] for report in reports]
+            stats = _mean_sd(values)
+            rows[name][key] = stats["mean"]
+            rows[name][f"{key}_sd"] = stats["sd"]
+            rows[name][f"{key}_per_seed"] = values
+    compare_with_teacher(rows)
+
+    def accuracy(report, name):
+        if name in report["models"]:
+            return report["models"][name]["accuracy"]
+        return report["baselines"][name]
+
+    margins = {}
+    for key, (a, b) in MARGINS.items():
+        if all(b in report["models"] or b in report["baselines"] for report in reports):
+            margins[key] = _mean_sd([100 * (accuracy(r, a) - accuracy(r, b)) for r in reports])
+    baselines = {}
+    for name in first["baselines"]:
+        values = [report["baselines"][name] for report in reports]
+        baselines[name] = {**_mean_sd(values), "per_seed": values}
+    return {
+        "task": first["task"],
+        "seeds": [report["seed"] for report in reports],
+        "fine_tuning": first["fine_tuning"],
+        "latency": first["latency"],
+        "models": rows,
+        "baselines": baselines,
+        "margins": margins,
+        "seconds": round(sum(report["seconds"] for report in reports), 1),
+    }
+
+
+def print_table(report, where):
     print("\n=== teacher vs students (supersense, TFLite) ===")
     header = (f"{'model':<30}{'params':>11}{'ratio':>7}{'f32 KB':>9}{'int8 KB':>9}"
               f"{'f32 ms':>8}{'int8 ms':>9}{'speedup':>9}{'accuracy':>10}{'int8 acc':>10}")
     print(header)
-    for name, row in rows.items():
+    for name, row in report["models"].items():
         print(f"{name:<30}{row['backbone_parameters']:>11,}"
               f"{row['parameter_ratio_vs_teacher']:>7.2f}"
               f"{row['tflite_float32_bytes'] / 1024:>9.0f}{row['tflite_int8_bytes'] / 1024:>9.0f}"
               f"{row['latency_float32_ms']:>8.3f}{row['latency_int8_ms']:>9.3f}"
               f"{row['speedup_int8_vs_teacher']:>9.2f}{row['accuracy']:>10.4f}"
               f"{row['tflite_int8_accuracy']:>10.4f}")
-    print("(accuracy: Keras model; int8 acc: the int8 TFLite file, same held-out glosses)")
-    print(f"(speedup: int8 latency vs the teacher's int8; report: {output / 'report.json'}; "
+    for name, stats in report.get("margins", {}).items():
+        print(f"{name}: {stats['mean']:+.1f} +- {stats['sd'] or 0:.1f} points")
+    print("(accuracy: Keras model, mean over the seeds; int8 acc: the int8 TFLite file, "
+          "same test glosses)")
+    print(f"(speedup: int8 latency vs the teacher's int8; report: {where}; "
           f"{report['seconds']:.0f} s)")
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    output = pathlib.Path(args.output)
+    qs = quickstart()
+    reports = []
+    for seed in args.seeds:
+        path = output / f"seed_{seed}" / "report.json"
+        if path.exists():  # a finished seed is kept; rerunning resumes
+            qs.log(f"seed {seed}: kept {path}")
+        else:
+            report = run_seed(args, seed, path.parent, qs)
+            write_file_atomically(path, json.dumps(report, indent=2), name="report")
+        reports.append(json.loads(path.read_text()))
+    summary = summarise(reports)
+    write_file_atomically(output / "report.json", json.dumps(summary, indent=2), name="report")
+    if args.record:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from recording import write_result
+
+        write_result(args.record, summary, argv=None if argv is None else [__file__, *argv])
+    print_table(summary, output / "report.json")
 
 
 if __name__ == "__main__":
