@@ -302,7 +302,8 @@ def _mean_sd(values):
 def summarise(reports):
     """The seeds' reports as one, in a seed report's layout (so a model card
     reads it alike): each row's accuracies and latencies are means over the
-    seeds, with `<key>_sd` and `<key>_per_seed` beside them; sizes and
+    seeds, with `<key>_sd` and `<key>_per_seed` beside them; the TFLite
+    export checks per seed; sizes and
     parameter counts, which no seed changes, from the first seed; `margins`
     are per-seed differences in points, as mean, sd and seeds."""
     first = reports[0]
@@ -311,6 +312,8 @@ def summarise(reports):
     rows = {}
     for name, row in first["models"].items():
         rows[name] = {k: v for k, v in row.items() if k not in averaged and not k.endswith("_check")}
+        for key in (k for k in row if k.endswith("_check")):  # the export gate's verdicts
+            rows[name][f"{key}_per_seed"] = [report["models"][name].get(key) for report in reports]
         for key in averaged:
             values = [report["models"][name][key] for report in reports]
             stats = _mean_sd(values)
