@@ -367,6 +367,23 @@ def print_table(report, where):
           f"{report['seconds']:.0f} s)")
 
 
+# The flags a kept seed must share with the rerun (the glosses' count is
+# checked through train_examples).
+SCHEDULE_FLAGS = ("epochs", "batch_size", "learning_rate", "sequence_length", "student_epochs",
+                  "student_learning_rate", "distill_temperature", "distill_alpha")
+
+
+def check_same_settings(kept, args, path):
+    """A finished seed is only kept for a rerun with the same schedule:
+    mixing schedules would average different experiments."""
+    recorded = kept.get("fine_tuning", {})
+    for name in ("train_examples", *SCHEDULE_FLAGS):
+        if name in recorded and recorded[name] != getattr(args, name):
+            raise SystemExit(
+                f"{path} was made with --{name}={recorded[name]!r}, not {getattr(args, name)!r}: "
+                f"rerun with that value, or give another --output.")
+
+
 def main(argv=None):
     args = parse_args(argv)
     output = pathlib.Path(args.output)
@@ -375,6 +392,7 @@ def main(argv=None):
     for seed in args.seeds:
         path = output / f"seed_{seed}" / "report.json"
         if path.exists():  # a finished seed is kept; rerunning resumes
+            check_same_settings(json.loads(path.read_text()), args, path)
             qs.log(f"seed {seed}: kept {path}")
         else:
             report = run_seed(args, seed, path.parent, qs)

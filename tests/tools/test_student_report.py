@@ -30,7 +30,7 @@ def seed_report(seed, accuracies, latencies, tfidf):
                       "tflite_int8_check": {"argmax_agreement": 1.0},
                       "latency_float32_ms": latency, "latency_int8_ms": latency / 2}
     student_report.compare_with_teacher(rows)
-    return {"task": student_report.TASK, "seed": seed, "fine_tuning": {"train_examples": 10,
+    return {"task": student_report.TASK, "seed": seed, "fine_tuning": {"train_examples": 12000,
                                                                        "test_examples": 5},
             "latency": {"threads": 1}, "models": rows,
             "baselines": {"majority": 0.1, "tfidf": tfidf}, "seconds": 60.0}
@@ -92,3 +92,15 @@ def test_finished_seeds_are_kept_and_only_missing_ones_run(tmp_path, monkeypatch
     summary = json.loads((output / "report.json").read_text())
     assert summary["seeds"] == [0, 1]
     assert summary["models"]["teacher"]["accuracy"] == pytest.approx(0.62)
+
+
+def test_a_kept_seed_made_with_another_schedule_is_refused(tmp_path, monkeypatch):
+    output = tmp_path / "report"
+    (output / "seed_0").mkdir(parents=True)
+    kept = dict(REPORTS[0], fine_tuning={"train_examples": 12000, "epochs": 2})
+    (output / "seed_0" / "report.json").write_text(json.dumps(kept))
+    monkeypatch.setattr(student_report, "run_seed", lambda *a: pytest.fail("nothing should run"))
+    monkeypatch.setattr(student_report, "quickstart", lambda: type("qs", (), {"log": print}))
+    with pytest.raises(SystemExit, match="--epochs=2, not 3"):
+        student_report.main(["--plain", "p", "--output", str(output), "--seeds", "0", "--epochs", "3"])
+    assert not (output / "report.json").exists()
