@@ -46,7 +46,6 @@ import importlib.util
 import json
 import os
 import pathlib
-import statistics
 import sys
 import time
 
@@ -68,6 +67,11 @@ from keras_albert.pipelines import majority_baseline  # noqa: E402
 from keras_albert.utils.atomic_file import write_file_atomically  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+# The benchmarks' recording helpers: mean +- sd over seeds, and results
+# files with date, machine and versions.
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from recording import mean_sd  # noqa: E402
+from recording import write_result  # noqa: E402
 
 
 def path_for_the_record(preset, output):
@@ -292,13 +296,6 @@ MARGINS = {
 }
 
 
-def _mean_sd(values):
-    values = [float(v) for v in values]
-    return {"mean": round(statistics.fmean(values), 4),
-            "sd": round(statistics.stdev(values), 4) if len(values) > 1 else None,
-            "seeds": len(values)}
-
-
 def summarise(reports):
     """The seeds' reports as one, in a seed report's layout (so a model card
     reads it alike): each row's accuracies and latencies are means over the
@@ -316,7 +313,7 @@ def summarise(reports):
             rows[name][f"{key}_per_seed"] = [report["models"][name].get(key) for report in reports]
         for key in averaged:
             values = [report["models"][name][key] for report in reports]
-            stats = _mean_sd(values)
+            stats = mean_sd(values)
             rows[name][key] = stats["mean"]
             rows[name][f"{key}_sd"] = stats["sd"]
             rows[name][f"{key}_per_seed"] = values
@@ -330,11 +327,11 @@ def summarise(reports):
     margins = {}
     for key, (a, b) in MARGINS.items():
         if all(b in report["models"] or b in report["baselines"] for report in reports):
-            margins[key] = _mean_sd([100 * (accuracy(r, a) - accuracy(r, b)) for r in reports])
+            margins[key] = mean_sd([100 * (accuracy(r, a) - accuracy(r, b)) for r in reports])
     baselines = {}
     for name in first["baselines"]:
         values = [report["baselines"][name] for report in reports]
-        baselines[name] = {**_mean_sd(values), "per_seed": values}
+        baselines[name] = {**mean_sd(values), "per_seed": values}
     return {
         "task": first["task"],
         "seeds": [report["seed"] for report in reports],
@@ -401,9 +398,6 @@ def main(argv=None):
     summary = summarise(reports)
     write_file_atomically(output / "report.json", json.dumps(summary, indent=2), name="report")
     if args.record:
-        sys.path.insert(0, str(ROOT / "benchmarks"))
-        from recording import write_result
-
         write_result(args.record, summary, argv=None if argv is None else [__file__, *argv])
     print_table(summary, output / "report.json")
 
