@@ -249,10 +249,13 @@ def show(stat, scale=100.0, digits=1):
 
 
 def print_table(results):
-    print(f"\n{'task':<16} {'model':<10} {'accuracy %':>14} {'macro-F1':>16} seeds")
+    # The model column is as wide as its longest name ("random_head").
+    width = max([5] + [len(name) for entry in results["tasks"].values()
+                       for name in entry.get("summary", {})])
+    print(f"\n{'task':<16} {'model':<{width}} {'accuracy %':>14} {'macro-F1':>16} seeds")
     for task_name, entry in results["tasks"].items():
         for name, stats in entry.get("summary", {}).items():
-            print(f"{task_name:<16} {name:<10} {show(stats['accuracy']):>14} "
+            print(f"{task_name:<16} {name:<{width}} {show(stats['accuracy']):>14} "
                   f"{show(stats['macro_f1'], 1.0, 3):>16} {stats['accuracy']['seeds']}")
         for name, stat in entry.get("margins", {}).items():
             print(f"{task_name:<16} {name}: {show(stat, 1.0)} points")

@@ -116,3 +116,14 @@ def test_tasks_load_with_the_seed_and_refuse_what_is_missing(tmp_path):
     from keras_albert import datasets
 
     assert supersense.test_texts == datasets.load_supersense("test", pos="n")[0]
+
+
+def test_the_printed_table_keeps_its_columns_for_long_model_names(capsys):
+    benchmark = load_benchmark()
+    stat = {"mean": 0.5, "sd": 0.01, "seeds": 3}
+    results = {"tasks": {"supersense": {"summary": {
+        name: {"accuracy": stat, "macro_f1": stat} for name in ("tfidf", "random_head")}}}}
+    benchmark.print_table(results)
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("supersense")]
+    # The accuracy column ends at the same place on every row.
+    assert len({line.index("50.0 +- 1.0") for line in lines}) == 1, lines
