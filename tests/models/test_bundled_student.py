@@ -45,12 +45,14 @@ def spread_test_sample():
 @pytest.mark.large
 def test_supersense_student_classifies_held_out_glosses(supersense_student):
     """Measured here, not read from `student_report.json`. Measured
-    2026-11-27: 0.680 on this sample (95 % Wilson interval 0.634-0.723),
-    0.697 on the whole test split; the majority class holds 14 % of it."""
+    2026-12-06 (seed 1 of the protocol run, bundled since): 0.746 on this
+    sample (95 % Wilson interval 0.702-0.785), 0.769 on the whole test
+    split; the majority class holds 14 % of it. The student it replaced
+    scored 0.680 here."""
     texts, labels = spread_test_sample()
     assert len(texts) == 413 and len(set(labels.tolist())) >= 25
     assert supersense_student.num_classes == len(datasets.supersense_labels(pos="n"))
     logits = supersense_student.predict(texts, batch_size=256, verbose=0)
     accuracy = float((logits.argmax(-1) == labels).mean())
-    # The interval's lower end 0.634, less a margin for other CPUs' rounding.
-    assert accuracy > 0.60, accuracy
+    # The interval's lower end 0.702, less a margin for other CPUs' rounding.
+    assert accuracy > 0.68, accuracy

@@ -85,7 +85,4 @@ def test_metadata_names_keras_hub_task_kinds_not_mixins(tmp_path):
     assert written["tasks"] == ["CausalLM", "MaskedLM", "TextClassifier"]
     for name in BUNDLED:
         recorded = json.loads((bundled_presets_dir() / name / "metadata.json").read_text())
-        # The students were saved before AlbertCausalLM existed: the kinds known then.
-        known = written["tasks"] if name in ("albert_tiny_en", "albert_tiny_causal_en") else [
-            "MaskedLM", "TextClassifier"]
-        assert recorded["tasks"] == known, name
+        assert recorded["tasks"] == written["tasks"], name
