@@ -97,7 +97,7 @@ BUNDLED_PRESET_DESCRIPTIONS = {
     ),
     "albert_tiny_en_student": (
         "MobileBERT-style student (trigram embedding, bottleneck blocks, "
-        "H=128) distilled from the first albert_tiny_en; 4.66x fewer parameters."
+        "H=128) distilled from the bundled albert_tiny_en; 4.66x fewer parameters."
     ),
     "albert_tiny_en_student_supersense": (
         "albert_tiny_en_student after task distillation: a classifier of "
