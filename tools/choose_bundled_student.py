@@ -67,11 +67,12 @@ def choose(rows):
 
 
 def agreement(content, task, features):
+    """The exporter's own argmax agreement, measured without its gate."""
+    from keras_albert.export.tflite_export import argmax_agreement
     from keras_albert.export.tflite_export import keras_logits
     from keras_albert.export.tflite_export import run_tflite
 
-    tflite = run_tflite(content, features, batch_size=64)["logits"].argmax(-1)
-    return float((tflite == keras_logits(task, features)["logits"].argmax(-1)).mean())
+    return argmax_agreement(run_tflite(content, features, batch_size=64), keras_logits(task, features))
 
 
 def measure(name, preset, bundled, texts, labels):

@@ -173,6 +173,12 @@ def keras_logits(task, features, batch_size=64):
     return {name: np.concatenate([np.asarray(c[name]) for c in chunks], 0) for name in chunks[0]}
 
 
+def argmax_agreement(outputs, expected):
+    """Over the outputs, the smallest share of rows whose argmax the TFLite
+    `outputs` and Keras's `expected` agree on (what the int8 gate reads)."""
+    return min(float((outputs[n].argmax(-1) == expected[n].argmax(-1)).mean()) for n in expected)
+
+
 def compare_outputs(outputs, expected, quantize):
     """Checks TFLite outputs against Keras's; returns what was measured.
 
@@ -192,9 +198,7 @@ def compare_outputs(outputs, expected, quantize):
                 f"(allowed {FLOAT_TOLERANCE[quantize]}); it was not written."
             )
     elif all(value.shape[-1] > 1 for value in expected.values()):
-        agreement = min(
-            float((outputs[n].argmax(-1) == expected[n].argmax(-1)).mean()) for n in expected
-        )
+        agreement = argmax_agreement(outputs, expected)
         report["argmax_agreement"] = agreement
         if agreement < MIN_ARGMAX_AGREEMENT:
             raise ValueError(
