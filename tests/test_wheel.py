@@ -41,13 +41,14 @@ def _expected_package_files():
 
 
 def _build(source, kind, output):
-    """Runs setuptools' PEP 517 hook, as pip and `python -m build` do."""
-    subprocess.run(
+    """Runs setuptools' PEP 517 hook, as pip and `python -m build` do; returns
+    the built file and what the build printed."""
+    result = subprocess.run(
         [sys.executable, "-c",
          f"from setuptools import build_meta; build_meta.build_{kind}({str(output)!r})"],
-        cwd=source, check=True, capture_output=True, timeout=300)
+        cwd=source, check=True, capture_output=True, text=True, timeout=300)
     (built,) = output.glob("*.whl" if kind == "wheel" else "*.tar.gz")
-    return built
+    return built, result.stdout + result.stderr
 
 
 @pytest.fixture(scope="module")
@@ -55,14 +56,14 @@ def distributions(tmp_path_factory):
     work = tmp_path_factory.mktemp("dist")
     source = work / "source"
     shutil.copytree(ROOT, source, ignore=_NOT_SOURCES)
-    sdist = _build(source, "sdist", work / "sdist")
-    wheel = _build(source, "wheel", work / "wheel")
-    return wheel, sdist, work
+    sdist, sdist_log = _build(source, "sdist", work / "sdist")
+    wheel, wheel_log = _build(source, "wheel", work / "wheel")
+    return wheel, sdist, work, sdist_log + wheel_log
 
 
 @pytest.mark.large
 def test_wheel_carries_presets_and_corpora_and_no_tests(distributions):
-    wheel, _, _ = distributions
+    wheel, _, _, _ = distributions
     names = set(zipfile.ZipFile(wheel).namelist())
     missing = sorted(set(_expected_package_files()) - names)
     assert not missing, f"missing from {wheel.name}: {missing}"
@@ -78,8 +79,17 @@ def test_wheel_carries_presets_and_corpora_and_no_tests(distributions):
 
 
 @pytest.mark.large
+def test_building_warns_about_no_package_layout(distributions):
+    # Every user who installs from the sdist or the checkout sees these.
+    *_, log = distributions
+    warnings = [line for line in log.splitlines()
+                if "is absent from the `packages` configuration" in line]
+    assert not warnings, "\n".join(warnings[:5])
+
+
+@pytest.mark.large
 def test_sdist_carries_presets_and_corpora(distributions):
-    _, sdist, _ = distributions
+    _, sdist, _, _ = distributions
     with tarfile.open(sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     missing = sorted(set(_expected_package_files()) - names)
@@ -127,7 +137,7 @@ def test_bundled_preset_loads_from_the_installed_wheel_offline(distributions):
 
     import keras_albert
 
-    wheel, _, work = distributions
+    wheel, _, work, _ = distributions
     target = work / "installed"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
