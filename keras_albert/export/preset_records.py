@@ -240,7 +240,7 @@ def _student_report(record):
     counts = ""
     if settings.get("train_examples") and settings.get("test_examples"):
         counts = (f": {settings['train_examples']:,} labelled training examples, "
-                  f"{settings['test_examples']:,} held-out")
+                  f"{settings['test_examples']:,} in the test split")
     models = data.get("models") or {}
     own = record.own_row
     others = [name for name in models if name != own]
@@ -248,8 +248,10 @@ def _student_report(record):
     if own in models:
         sentences.append(f"This model is the report's `{own}` row; its other rows "
                          f"({', '.join(f'`{name}`' for name in others)}) are other models, not quoted here.")
+    # student_report.py scores every model on the task's test split, which
+    # none of its choices read.
     results = [
-        Result(key, models[own][key], data["task"], "held out", "wordnet-supersense", where,
+        Result(key, models[own][key], data["task"], "test split", "wordnet-supersense", where,
                examples=settings.get("test_examples"))
         for key in _REPORT_METRICS if own in models and key in models[own]
     ]

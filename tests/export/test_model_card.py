@@ -176,7 +176,7 @@ def test_a_student_report_gives_only_this_models_row():
     card = ModelCard(render_model_card(_facts(records=[record])))
     [result] = card.data.eval_results
     assert (result.metric_name, result.metric_value) == ("accuracy", 0.69)
-    assert "| accuracy | 0.6900 | supersenses | held out | 50 |" in card.text
+    assert "| accuracy | 0.6900 | supersenses | test split | 50 |" in card.text
     assert "0.7000" not in card.text and "0.5000" not in card.text
     assert "| teacher fine-tuning epochs | 2 | `student_report.json` |" in card.text
     # Which row is this model is unknown: no other model's figure is claimed.
