@@ -75,7 +75,7 @@ def test_bundled_classifier_publishes_preset_labels_and_card(tmp_path):
     data = ModelCard.load(out / "README.md").data
     assert data.library_name is None and "keras-hub" not in data.tags
     assert [(r.metric_name, r.metric_value, r.dataset_split) for r in data.eval_results] == [
-        ("accuracy", 0.7691, "held out")]
+        ("accuracy", 0.7691, "test split")]
     assert "0.7973" not in card and "0.5062" not in card
     # The data's licences, WordNet's named and shipped.
     assert "WordNet 3.0 licence" in card and "public domain" in card
