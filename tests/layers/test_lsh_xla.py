@@ -73,8 +73,13 @@ def test_xla_equals_no_xla(kwargs, jit_compile):
     xla_grads = loss_and_gradients(layer, loss_of, x, mode="xla")
     np.testing.assert_allclose(xla_out, plain_out, rtol=1e-5, atol=1e-5)
     # [loss, d/dx, d/dw...]
+    # XLA sums in another order, so an element differs by float32 rounding
+    # of the largest terms summed, not of itself: a weight gradient whose
+    # entries reach 142 differed by 1.25e-4 on an entry of 0.114 in one
+    # full-suite run (lsh-2, causal; the runs before it passed).
     for xla_grad, plain_grad in zip(xla_grads[1:], plain_grads[1:]):
-        np.testing.assert_allclose(xla_grad, plain_grad, rtol=1e-4, atol=1e-4)
+        scale = float(np.abs(plain_grad).max())
+        np.testing.assert_allclose(xla_grad, plain_grad, rtol=1e-4, atol=1e-4 + 1e-5 * scale)
 
 
 def _numpy_sort(buckets, valid, num_buckets):
