@@ -66,7 +66,7 @@ def test_help_shows_each_flag_with_its_default_and_no_absl_flags(capsys):
     lines = out.splitlines()
     batch = lines.index("  --batch_size: raw-string tflite: fixed batch size")
     assert lines[batch + 1].strip() == "(default: '1')"
-    assert "  --quantize: <none|float16|dynamic|int8>: tflite only" in lines
+    assert "  --quantize: <none|float16|dynamic|int8>: tflite only: none (float32), float16," in lines
     assert "--format: <saved_model|tfhub|tflite>: what to write (required)" in out
     assert "--helpfull" in out and "--flagfile=FILE" in out
     assert "-v,--verbosity:" not in out  # --helpfull lists absl's flags
