@@ -67,6 +67,13 @@ def timed(function, repeats):
     return Milliseconds(times)
 
 
+def seconds_once(function):
+    """How long one call of `function` took (an export: it runs once)."""
+    started = time.perf_counter()
+    function()
+    return time.perf_counter() - started
+
+
 def directory_size(path):
     path = pathlib.Path(path)
     return path.stat().st_size if path.is_file() else sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
@@ -103,9 +110,8 @@ def main():
     rows = [("keras (XLA)", keras_size, timed(lambda: predict(one), args.repeats),
              timed(lambda: predict(batch), args.repeats), 1.0, None)]
 
-    started = time.perf_counter()
-    export_serving_saved_model(task, work / "serving", check_texts=texts[:16])
-    export_seconds = time.perf_counter() - started
+    export_seconds = seconds_once(
+        lambda: export_serving_saved_model(task, work / "serving", check_texts=texts[:16]))
     serve = tf.saved_model.load(str(work / "serving")).signatures["serving_default"]
     one_text, batch_texts = tf.constant(texts[:1]), tf.constant(texts[:32])
     served = serve(text=tf.constant(texts))["logits"].numpy().argmax(-1)
@@ -117,15 +123,14 @@ def main():
     failures = []
     for quantize in ("none", "float16", "dynamic", "int8"):
         path = work / f"{quantize}.tflite"
-        started = time.perf_counter()
         try:
-            export_tflite(task, path, quantize, args.sequence_length, check_texts=texts,
-                          representative_texts=calibration)
+            export_seconds = seconds_once(lambda: export_tflite(
+                task, path, quantize, args.sequence_length, check_texts=texts,
+                representative_texts=calibration))
         except ValueError as error:
             # The export refuses a file that fails its check: report it.
             failures.append(f"tflite {quantize}: {error}")
             continue
-        export_seconds = time.perf_counter() - started
         content = path.read_bytes()
         from ai_edge_litert.interpreter import Interpreter
 
@@ -136,13 +141,12 @@ def main():
 
     for quantize in ("none", "dynamic"):
         path = work / f"text_{quantize}.tflite"
-        started = time.perf_counter()
         try:
-            export_raw_string_tflite(task, path, quantize, args.sequence_length, check_texts=texts)
+            export_seconds = seconds_once(lambda: export_raw_string_tflite(
+                task, path, quantize, args.sequence_length, check_texts=texts))
         except ValueError as error:
             failures.append(f"tflite raw strings {quantize}: {error}")
             continue
-        export_seconds = time.perf_counter() - started
         content = path.read_bytes()
         runner = raw_string_runner(content)
         outputs = run_raw_string_tflite(content, texts, runner=runner)["logits"].argmax(-1)
