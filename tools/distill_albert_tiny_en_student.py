@@ -13,6 +13,8 @@ of weights.
 
 `--no_distillation` trains the same student on the same data and schedule
 with the true masked tokens only (the comparison the report needs).
+`--normalization no_norm` makes MobileBERT's NoNorm student instead
+(tools/student_normalization_report.py compares the two).
 
 Usage:
     python tools/distill_albert_tiny_en_student.py --output runs/student
@@ -64,6 +66,8 @@ def main():
     parser.add_argument("--learning_rate", type=float, default=2e-3)
     parser.add_argument("--dupe_factor", type=int, default=2)
     parser.add_argument("--no_distillation", action="store_true")
+    parser.add_argument("--normalization", default=STUDENT_CONFIG["normalization"],
+                        choices=("layer_norm", "no_norm"))
     args, extra = parser.parse_known_args()
     output = pathlib.Path(args.output)
     corpus = pathlib.Path(args.corpus_dir)
@@ -76,7 +80,7 @@ def main():
     return cli_main([
         "distill",
         "--teacher", "albert_tiny_en",
-        "--student_config", json.dumps(STUDENT_CONFIG),
+        "--student_config", json.dumps({**STUDENT_CONFIG, "normalization": args.normalization}),
         "--corpus", *[str(corpus / name) for name in CORPUS],
         "--output", str(output),
         "--train_steps", str(args.train_steps),
