@@ -12,7 +12,9 @@ same labelled noun glosses with the student schedule of
 them on the supersense test split, beside the majority class and tuned
 TF-IDF on the same glosses.
 
-It also records the root-mean-square of the backbone's sequence output on
+It times both float32 TFLite files on one text (one interpreter thread,
+median of interleaved rounds, as `tools/student_report.py` does): what
+NoNorm saves. It also records the root-mean-square of the backbone's sequence output on
 test glosses before and after fine-tuning (its growth), and the share of
 test glosses given the most frequent predicted class (1.0: one class for
 everything).
@@ -50,10 +52,12 @@ sys.path.insert(0, str(ROOT / "tools"))
 from recording import mean_sd  # noqa: E402
 from recording import write_result  # noqa: E402
 from student_report import quickstart  # noqa: E402
+from student_report import single_text_latency  # noqa: E402
 
 NORMALIZATIONS = ("layer_norm", "no_norm")
 # Test glosses the activation scale is measured on (enough for a stable mean).
 SCALE_TEXTS = 512
+LATENCY_ROUNDS, LATENCY_CALLS = 15, 50
 
 
 def parse_args(argv=None):
@@ -114,6 +118,31 @@ def activation_scale(classifier, texts):
     return float(np.sqrt(np.mean(np.square(outputs[mask]))))
 
 
+def classifier_for(preset, args, labels):
+    preprocessor = keras_albert.AlbertTextClassifierPreprocessor.from_preset(
+        str(preset), sequence_length=args.sequence_length)
+    backbone = keras_albert.AlbertBackbone.from_preset(str(preset))
+    return keras_albert.AlbertClassifier(backbone, num_classes=len(labels),
+                                         preprocessor=preprocessor, label_names=labels)
+
+
+def float32_latency_ms(args, presets, output):
+    """Median milliseconds per one-text float32 TFLite call, per student.
+    The head's weights do not change the work, so untrained heads do."""
+    from keras_albert.export import tflite_export
+
+    labels = datasets.supersense_labels(pos="n")
+    paths, features = {}, None
+    for normalization, preset in presets.items():
+        classifier = classifier_for(preset, args, labels)
+        paths[normalization] = output / normalization / "float32.tflite"
+        write_file_atomically(paths[normalization],
+                              tflite_export.convert(classifier, args.sequence_length))
+        features = tflite_export.token_features(classifier, ["a large dog"], args.sequence_length)
+    seconds = single_text_latency(paths, features, LATENCY_ROUNDS, LATENCY_CALLS)
+    return {normalization: round(value * 1000, 3) for normalization, value in seconds.items()}
+
+
 def run_seed(args, seed, presets, qs):
     labels = datasets.supersense_labels(pos="n")
     data = qs.supersense_data(args.train_examples, seed)
@@ -123,10 +152,7 @@ def run_seed(args, seed, presets, qs):
     rows = {}
     for normalization, preset in presets.items():
         keras.utils.set_random_seed(seed)
-        preprocessor = keras_albert.AlbertTextClassifierPreprocessor.from_preset(
-            str(preset), sequence_length=args.sequence_length)
-        backbone = keras_albert.AlbertBackbone.from_preset(str(preset))
-        classifier = qs.classifier_from(backbone, preprocessor, len(labels), labels)
+        classifier = classifier_for(preset, args, labels)
         before = activation_scale(classifier, scale_texts)
         qs.log(f"seed {seed}, {normalization}: fine-tuning on {len(data[0])} glosses")
         started = time.time()
@@ -151,7 +177,7 @@ def run_seed(args, seed, presets, qs):
             "test_examples": len(data[2]), "models": rows, "baselines": baselines}
 
 
-def summarise(args, distillation_seconds, reports):
+def summarise(args, distillation_seconds, latency_ms, reports):
     models = {
         normalization: {
             key: mean_sd([report["models"][normalization][key] for report in reports])
@@ -161,6 +187,7 @@ def summarise(args, distillation_seconds, reports):
     }
     for normalization, seconds in distillation_seconds.items():
         models[normalization]["distillation_seconds"] = seconds
+        models[normalization]["latency_float32_ms"] = latency_ms[normalization]
     baselines = {name: mean_sd([report["baselines"][name] for report in reports])
                  for name in reports[0]["baselines"]}
     return {
@@ -168,6 +195,8 @@ def summarise(args, distillation_seconds, reports):
         "distillation": {"teacher": "albert_tiny_en", "train_steps": args.train_steps,
                          "script": "tools/distill_albert_tiny_en_student.py"},
         "fine_tuning": fine_tuning_settings(args),
+        "latency": {"threads": 1, "rounds": LATENCY_ROUNDS, "calls": LATENCY_CALLS,
+                    "format": "float32 TFLite, one text"},
         "models": models,
         "baselines": baselines,
         "per_seed": reports,
@@ -191,14 +220,17 @@ def main(argv=None):
         report = json.loads(path.read_text())
         check_same_settings(report["fine_tuning"], fine_tuning_settings(args), path)
         reports.append(report)
-    summary = summarise(args, seconds, reports)
+    qs.log("single-text float32 TFLite latency (1 thread, rounds interleaved)")
+    latency = float32_latency_ms(args, presets, output)
+    summary = summarise(args, seconds, latency, reports)
     write_file_atomically(output / "report.json", json.dumps(summary, indent=2))
     if args.record:
         write_result(args.record, summary)
     for normalization, row in summary["models"].items():
         qs.log(f"{normalization}: accuracy {row['accuracy']['mean']:.4f} "
                f"+- {row['accuracy']['sd']}, activation growth "
-               f"{row['activation_growth']['mean']}, distilled in "
+               f"{row['activation_growth']['mean']}, {row['latency_float32_ms']} ms "
+               f"per text, distilled in "
                f"{row['distillation_seconds']} s")
     qs.log(f"baselines: {summary['baselines']}")
     return 0

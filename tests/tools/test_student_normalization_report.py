@@ -68,7 +68,8 @@ def test_summary_is_the_mean_and_sd_over_seeds():
     settings = report_tool.fine_tuning_settings(_args())
     reports = [seed_report(0, (0.60, 0.15), (1.0, 90.0), settings),
                seed_report(1, (0.64, 0.15), (1.0, 110.0), settings)]
-    summary = report_tool.summarise(_args(), {"layer_norm": 100.0, "no_norm": 98.0}, reports)
+    summary = report_tool.summarise(_args(), {"layer_norm": 100.0, "no_norm": 98.0},
+                                    {"layer_norm": 0.5, "no_norm": 0.4}, reports)
     layer_norm, no_norm = summary["models"]["layer_norm"], summary["models"]["no_norm"]
     assert layer_norm["accuracy"]["mean"] == pytest.approx(0.62)
     assert layer_norm["accuracy"]["sd"] == pytest.approx(0.0283, abs=1e-4)
@@ -76,6 +77,7 @@ def test_summary_is_the_mean_and_sd_over_seeds():
     assert no_norm["activation_growth"]["mean"] == pytest.approx(100.0)
     assert no_norm["most_frequent_prediction_share"]["mean"] == pytest.approx(1.0)
     assert no_norm["distillation_seconds"] == 98.0
+    assert (layer_norm["latency_float32_ms"], no_norm["latency_float32_ms"]) == (0.5, 0.4)
     assert summary["baselines"]["tfidf"]["mean"] == pytest.approx(0.505)
     assert summary["per_seed"] == reports
 
@@ -91,6 +93,8 @@ def _kept_run(output, settings, train_steps=450):
 
 def _fake_quickstart(monkeypatch):
     monkeypatch.setattr(report_tool, "quickstart", lambda: type("qs", (), {"log": print}))
+    monkeypatch.setattr(report_tool, "float32_latency_ms",
+                        lambda args, presets, output: {name: 0.5 for name in presets})
 
 
 def test_kept_distillations_and_seeds_are_reused(tmp_path, monkeypatch):
@@ -143,3 +147,17 @@ def test_activation_scale_counts_real_tokens_only():
     # More padding changes nothing: padded positions are not counted.
     assert scales[0] == pytest.approx(scales[1], rel=1e-5)
     assert np.isfinite(scales[0]) and scales[0] > 0
+
+
+def test_latency_is_timed_on_each_students_float32_tflite_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(report_tool, "LATENCY_ROUNDS", 1)
+    monkeypatch.setattr(report_tool, "LATENCY_CALLS", 2)
+    # The bundled student twice: each entry gets its own file.
+    presets = {"layer_norm": "albert_tiny_en_student",
+               "no_norm": "albert_tiny_en_student"}
+    latency = report_tool.float32_latency_ms(_args(["--sequence_length", "16"]), presets, tmp_path)
+    assert set(latency) == set(presets)
+    assert all(0 < value < 1000 for value in latency.values())
+    for normalization in presets:
+        content = (tmp_path / normalization / "float32.tflite").read_bytes()
+        assert content[4:8] == b"TFL3"
