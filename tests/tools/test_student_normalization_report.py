@@ -79,6 +79,9 @@ def test_summary_is_the_mean_and_sd_over_seeds():
     assert no_norm["distillation_seconds"] == 98.0
     assert (layer_norm["latency_float32_ms"], no_norm["latency_float32_ms"]) == (0.5, 0.4)
     assert summary["baselines"]["tfidf"]["mean"] == pytest.approx(0.505)
+    # The margin is a per-seed difference: +45 and +49 points.
+    margin = summary["margins_points"]["layer_norm_minus_no_norm"]
+    assert margin["mean"] == pytest.approx(47.0) and margin["sd"] == pytest.approx(2.8284, abs=1e-3)
     assert summary["per_seed"] == reports
 
 
