@@ -2,20 +2,16 @@
 without held-out text or repeated lines; WordNet documents carry no label."""
 
 import collections
-import importlib.util
 import json
-import pathlib
 import sys
 
 from keras_albert import datasets
 from keras_albert.data.bible_text import kjv_chapters
 from keras_albert.datasets.heldout import LONG_DOCUMENT_SEED
 from keras_albert.datasets.heldout import HeldOutGuard
+from tests.scripts import load_script
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("build_english_corpus", ROOT / "tools" / "build_english_corpus.py")
-corpus_tool = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(corpus_tool)
+corpus_tool = load_script("tools/build_english_corpus.py")
 
 
 def _persuasion_sentence():

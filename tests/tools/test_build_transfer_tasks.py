@@ -2,15 +2,11 @@
 split by group with no text in two splits, and evaluation texts found in a
 pretraining corpus are dropped."""
 
-import importlib.util
 import json
-import pathlib
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("build_transfer_tasks",
-                                              ROOT / "tools" / "build_transfer_tasks.py")
-tool = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(tool)
+from tests.scripts import load_script
+
+tool = load_script("tools/build_transfer_tasks.py")
 
 PACKAGES = """Package: chess3d
 Version: 1.0

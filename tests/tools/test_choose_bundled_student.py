@@ -1,15 +1,10 @@
 """tools/choose_bundled_student.py: the rule that picks the bundled student."""
 
-import importlib.util
-import pathlib
-
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location(
-    "choose_bundled_student", ROOT / "tools" / "choose_bundled_student.py")
-choose_bundled_student = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(choose_bundled_student)
+from tests.scripts import load_script
+
+choose_bundled_student = load_script("tools/choose_bundled_student.py")
 choose = choose_bundled_student.choose
 
 

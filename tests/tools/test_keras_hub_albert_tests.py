@@ -7,18 +7,12 @@ lines); the figures for keras-hub's own files are recorded in
 benchmarks/results/keras_hub_albert_tests.json by the tool itself.
 """
 
-import importlib.util
-import pathlib
-
 import pytest
 
 import keras_albert
+from tests.scripts import load_script
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location(
-    "keras_hub_albert_tests", ROOT / "tools" / "keras_hub_albert_tests.py")
-runner = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(runner)
+runner = load_script("tools/keras_hub_albert_tests.py")
 
 # A test file as keras-hub writes them: its TestCase, classes imported from
 # their keras-hub modules (one on several lines).

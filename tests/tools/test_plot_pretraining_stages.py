@@ -1,16 +1,14 @@
 """tools/plot_pretraining_stages.py: one token axis across continued runs."""
 
-import importlib.util
 import json
 import pathlib
 
 import pytest
 
+from tests.scripts import load_script
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location(
-    "plot_pretraining_stages", ROOT / "tools" / "plot_pretraining_stages.py")
-stages_tool = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(stages_tool)
+stages_tool = load_script("tools/plot_pretraining_stages.py")
 
 
 def _curve(path, steps, mlm):

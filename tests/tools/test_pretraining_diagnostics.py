@@ -1,19 +1,13 @@
 """tools/pretraining_diagnostics.py: the measurements behind issue 17's plateau diagnosis."""
 
-import importlib.util
-import pathlib
-
 import numpy as np
 
 import keras_albert
 from keras_albert.data.pretraining_instances import PretrainingInstance
 from keras_albert.data.pretraining_tfrecords import write_pretraining_tfrecords
+from tests.scripts import load_script
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location(
-    "pretraining_diagnostics", ROOT / "tools" / "pretraining_diagnostics.py")
-diagnostics = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(diagnostics)
+diagnostics = load_script("tools/pretraining_diagnostics.py")
 
 
 def _backbone():

@@ -1,6 +1,5 @@
 """tools/pretraining_trend.py: a log-token trend of held-out accuracy across stages."""
 
-import importlib.util
 import json
 import math
 import pathlib
@@ -8,11 +7,11 @@ import sys
 
 import pytest
 
+from tests.scripts import load_script
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))  # the tool imports its sibling as a script does
-spec = importlib.util.spec_from_file_location("pretraining_trend", ROOT / "tools" / "pretraining_trend.py")
-trend_tool = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(trend_tool)
+trend_tool = load_script("tools/pretraining_trend.py")
 
 
 def _curve(path, tokens_per_step, steps, mlm, sop):

@@ -3,27 +3,16 @@
 seeds are summed up as mean +- sd, kept results resume and results made
 with other settings are refused."""
 
-import importlib.util
 import json
-import pathlib
 
 import numpy as np
 import pytest
 
 import keras_albert
+from tests.scripts import load_script
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def _tool(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-report_tool = _tool("student_normalization_report")
-distill_tool = _tool("distill_albert_tiny_en_student")
+report_tool = load_script("tools/student_normalization_report.py")
+distill_tool = load_script("tools/distill_albert_tiny_en_student.py")
 
 
 def _student_config(argv, tmp_path, monkeypatch):

@@ -1,6 +1,5 @@
 """tools/student_report.py: seeds summed up as mean +- sd, finished seeds kept."""
 
-import importlib.util
 import json
 import pathlib
 
@@ -9,11 +8,9 @@ import pytest
 from keras_albert.export.preset_records import Record
 from keras_albert.export.preset_records import describe_record
 from keras_albert.export.preset_records import record_kind
+from tests.scripts import load_script
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("student_report", ROOT / "tools" / "student_report.py")
-student_report = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(student_report)
+student_report = load_script("tools/student_report.py")
 
 NAMES = ("teacher", "student, task-distilled", "student, general-distilled",
          "student without distillation")

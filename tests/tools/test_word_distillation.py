@@ -4,25 +4,14 @@ words with the right targets. (The teacher itself is a build-time extra;
 its vectors are replaced by numbered rows here.)"""
 
 import argparse
-import importlib.util
-import pathlib
 
 import numpy as np
 
 import keras_albert
+from tests.scripts import load_script
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def _tool(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-teacher_tool = _tool("teacher_word_vectors")
-distill_tool = _tool("distill_word_vectors")
+teacher_tool = load_script("tools/teacher_word_vectors.py")
+distill_tool = load_script("tools/distill_word_vectors.py")
 
 
 def test_words_are_whitespace_spans():
