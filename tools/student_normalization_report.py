@@ -92,21 +92,24 @@ def check_same_settings(kept, wanted, path):
 
 
 def distil(args, normalization, output):
-    """The student's preset directory, distilled once; the seconds it took."""
+    """The student's preset directory, distilled once, and its record: the
+    seconds it took and whether it went on from a stopped run (its seconds
+    then cover only the rest)."""
     record = output / "distillation.json"
     if record.exists():
         kept = json.loads(record.read_text())
         check_same_settings(kept, {"train_steps": args.train_steps}, record)
-        return output / "preset", kept["seconds"]
+        return output / "preset", kept
+    resumed = output.exists()
     started = time.time()
     subprocess.run([sys.executable, str(ROOT / "tools" / "distill_albert_tiny_en_student.py"),
                     "--output", str(output), "--corpus_dir", args.corpus_dir,
                     "--train_steps", str(args.train_steps),
                     "--normalization", normalization], check=True)
-    seconds = round(time.time() - started, 1)
-    write_file_atomically(record, json.dumps({"seconds": seconds,
-                                              "train_steps": args.train_steps}))
-    return output / "preset", seconds
+    kept = {"seconds": round(time.time() - started, 1), "train_steps": args.train_steps,
+            "resumed": resumed}
+    write_file_atomically(record, json.dumps(kept))
+    return output / "preset", kept
 
 
 def activation_scale(classifier, texts):
@@ -177,7 +180,7 @@ def run_seed(args, seed, presets, qs):
             "test_examples": len(data[2]), "models": rows, "baselines": baselines}
 
 
-def summarise(args, distillation_seconds, latency_ms, reports):
+def summarise(args, distillations, latency_ms, reports):
     models = {
         normalization: {
             key: mean_sd([report["models"][normalization][key] for report in reports])
@@ -185,8 +188,10 @@ def summarise(args, distillation_seconds, latency_ms, reports):
         }
         for normalization in NORMALIZATIONS
     }
-    for normalization, seconds in distillation_seconds.items():
-        models[normalization]["distillation_seconds"] = seconds
+    for normalization, distillation in distillations.items():
+        models[normalization]["distillation_seconds"] = distillation["seconds"]
+        # Records written before resumption was noted ran in one go.
+        models[normalization]["distillation_resumed"] = distillation.get("resumed", False)
         models[normalization]["latency_float32_ms"] = latency_ms[normalization]
     baselines = {name: mean_sd([report["baselines"][name] for report in reports])
                  for name in reports[0]["baselines"]}
@@ -211,10 +216,10 @@ def main(argv=None):
     args = parse_args(argv)
     output = pathlib.Path(args.output)
     qs = quickstart()
-    presets, seconds = {}, {}
+    presets, distillations = {}, {}
     for normalization in NORMALIZATIONS:
         qs.log(f"distilling the {normalization} student")
-        presets[normalization], seconds[normalization] = distil(
+        presets[normalization], distillations[normalization] = distil(
             args, normalization, output / normalization)
     reports = []
     for seed in args.seeds:
@@ -226,7 +231,7 @@ def main(argv=None):
         reports.append(report)
     qs.log("single-text float32 TFLite latency (1 thread, rounds interleaved)")
     latency = float32_latency_ms(args, presets, output)
-    summary = summarise(args, seconds, latency, reports)
+    summary = summarise(args, distillations, latency, reports)
     write_file_atomically(output / "report.json", json.dumps(summary, indent=2))
     if args.record:
         write_result(args.record, summary)

@@ -4,6 +4,7 @@ seeds are summed up as mean +- sd, kept results resume and results made
 with other settings are refused."""
 
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -57,7 +58,9 @@ def test_summary_is_the_mean_and_sd_over_seeds():
     settings = report_tool.fine_tuning_settings(_args())
     reports = [seed_report(0, (0.60, 0.15), (1.0, 90.0), settings),
                seed_report(1, (0.64, 0.15), (1.0, 110.0), settings)]
-    summary = report_tool.summarise(_args(), {"layer_norm": 100.0, "no_norm": 98.0},
+    distillations = {"layer_norm": {"seconds": 100.0, "train_steps": 450},
+                     "no_norm": {"seconds": 98.0, "train_steps": 450, "resumed": True}}
+    summary = report_tool.summarise(_args(), distillations,
                                     {"layer_norm": 0.5, "no_norm": 0.4}, reports)
     layer_norm, no_norm = summary["models"]["layer_norm"], summary["models"]["no_norm"]
     assert layer_norm["accuracy"]["mean"] == pytest.approx(0.62)
@@ -66,6 +69,8 @@ def test_summary_is_the_mean_and_sd_over_seeds():
     assert no_norm["activation_growth"]["mean"] == pytest.approx(100.0)
     assert no_norm["most_frequent_prediction_share"]["mean"] == pytest.approx(1.0)
     assert no_norm["distillation_seconds"] == 98.0
+    # A stopped and resumed distillation's seconds cover only the rest: said so.
+    assert no_norm["distillation_resumed"] and not layer_norm["distillation_resumed"]
     assert (layer_norm["latency_float32_ms"], no_norm["latency_float32_ms"]) == (0.5, 0.4)
     assert summary["baselines"]["tfidf"]["mean"] == pytest.approx(0.505)
     # The margin is a per-seed difference: +45 and +49 points.
@@ -153,3 +158,23 @@ def test_latency_is_timed_on_each_students_float32_tflite_file(tmp_path, monkeyp
     for normalization in presets:
         content = (tmp_path / normalization / "float32.tflite").read_bytes()
         assert content[4:8] == b"TFL3"
+
+
+def test_a_distillation_that_goes_on_from_a_stopped_run_is_marked_resumed(tmp_path, monkeypatch):
+    ran = []
+
+    def fake_distillation(command, check):
+        ran.append(command[command.index("--normalization") + 1])
+        (pathlib.Path(command[command.index("--output") + 1]) / "preset").mkdir(parents=True)
+
+    monkeypatch.setattr(report_tool.subprocess, "run", fake_distillation)
+    (tmp_path / "no_norm" / "data").mkdir(parents=True)  # a stopped run's leftovers
+    args = _args(["--train_steps", "7"])
+    _, fresh = report_tool.distil(args, "layer_norm", tmp_path / "layer_norm")
+    _, resumed = report_tool.distil(args, "no_norm", tmp_path / "no_norm")
+    assert ran == ["layer_norm", "no_norm"]
+    assert (fresh["resumed"], resumed["resumed"]) == (False, True)
+    assert fresh["train_steps"] == 7 and fresh["seconds"] >= 0
+    # Kept: a second call runs nothing and returns the record.
+    assert report_tool.distil(args, "no_norm", tmp_path / "no_norm")[1] == resumed
+    assert ran == ["layer_norm", "no_norm"]
