@@ -135,13 +135,14 @@ def float32_latency_ms(args, presets, output):
     from keras_albert.export import tflite_export
 
     labels = datasets.supersense_labels(pos="n")
-    paths, features = {}, None
+    paths = {}
     for normalization, preset in presets.items():
         classifier = classifier_for(preset, args, labels)
         paths[normalization] = output / normalization / "float32.tflite"
         write_file_atomically(paths[normalization],
                               tflite_export.convert(classifier, args.sequence_length))
-        features = tflite_export.token_features(classifier, ["a large dog"], args.sequence_length)
+    # The students share the teacher's vocabulary: one text's ids serve both.
+    features = tflite_export.token_features(classifier, ["a large dog"], args.sequence_length)
     seconds = single_text_latency(paths, features, LATENCY_ROUNDS, LATENCY_CALLS)
     return {normalization: round(value * 1000, 3) for normalization, value in seconds.items()}
 
