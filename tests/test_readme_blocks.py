@@ -46,6 +46,13 @@ REPLACEMENTS = {
 LARGE_MARKERS = ("model_text.tflite", "classifier.tflite", ".fit(", "distill_classifier(")
 
 
+def shortened(code, replacements):
+    """`code` with each placeholder or long run of `replacements` replaced."""
+    for old, new in replacements.items():
+        code = code.replace(old, new)
+    return code
+
+
 def code_blocks(path):
     """(language, first line number, dedented code) of each fenced block."""
     blocks, language, start, lines, indent = [], None, 0, [], ""
@@ -147,8 +154,7 @@ def _export_metadata_tflite(path):
 @pytest.mark.parametrize("code", _python_blocks())
 def test_python_block_runs(code, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    for old, new in REPLACEMENTS.items():
-        code = code.replace(old, new)
+    code = shortened(code, REPLACEMENTS)
     if "runs/teacher/preset" in code:
         _make_teacher_preset(tmp_path / "runs" / "teacher" / "preset")
     # The TFLite files the README's export block writes, where the block reads them.
@@ -287,9 +293,7 @@ def test_shell_blocks_run_in_order(tmp_path):
                     ignore=shutil.ignore_patterns("__pycache__"))
     seconds = []
     for line, code in runnable_blocks():
-        for old, new in SHELL_REPLACEMENTS.items():
-            code = code.replace(old, new)
-        seconds.append((line, round(run_block(line, code, tmp_path))))
+        seconds.append((line, round(run_block(line, shortened(code, SHELL_REPLACEMENTS), tmp_path))))
     print("seconds per block (README.md line, seconds):", seconds, "total", sum(s for _, s in seconds))
 
 
