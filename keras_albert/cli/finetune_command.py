@@ -64,7 +64,9 @@ def define_flags(flag_values):
     flags.DEFINE_multi_string("text_columns", list(defaults.text_columns),
                               "one column, or two for pairs (--text_columns a b)", flag_values=fv)
     flags.DEFINE_string("label_column", defaults.label_column, "column holding the label", flag_values=fv)
-    flags.DEFINE_integer("sequence_length", defaults.sequence_length, "tokens per example (or window)", flag_values=fv)
+    flags.DEFINE_integer("sequence_length", defaults.sequence_length,
+                         "pieces per example (or window); default: 128, or the preset's positions where fewer",
+                         flag_values=fv)
     flags.DEFINE_enum("pooling", defaults.pooling, POOLING_CHOICES,
                       "classification/regression head: on the pooled [CLS] or on the mean of the "
                       "tokens' outputs (long documents, LSH attention)", flag_values=fv)

@@ -41,8 +41,11 @@ from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
 from keras_albert.pipelines.finetuning_settings import RECIPE
 from keras_albert.pipelines.finetuning_settings import FinetuneSettings  # noqa: F401 (re-export)
 from keras_albert.pipelines.finetuning_settings import check_teacher_preset
+from keras_albert.pipelines.finetuning_settings import finetune_sequence_length
 from keras_albert.pipelines.finetuning_tasks import make_task
 from keras_albert.pipelines.training_curves import plot_training_curves
+from keras_albert.presets.preset_kind import check_preset_positions
+from keras_albert.presets.preset_kind import too_long_for_positions
 from keras_albert.training.batch_streams import stream_fit
 from keras_albert.training.epoch_logging import EVALUATION_PREFIX
 from keras_albert.training.epoch_logging import VALIDATION_PREFIX
@@ -107,8 +110,11 @@ def check_finetune_settings(settings):
         raise ValueError(f"`--tfds` reads with tensorflow-datasets: it needs KERAS_BACKEND=tensorflow (this run: {backend}).")
     for name in ("epochs", "batch_size", "sequence_length", "doc_stride"):
         value = getattr(settings, name)
+        if name == "sequence_length" and value is None:
+            continue  # the default: 128, or the preset's positions where fewer
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
             raise ValueError(f"`--{name}` must be a positive integer. Received: {value}")
+    check_preset_positions(settings.preset, settings.sequence_length)
     if settings.learning_rate is not None and not settings.learning_rate > 0:
         raise ValueError(f"`--learning_rate` must be > 0. Received: {settings.learning_rate}")
     if not 0 <= settings.validation_fraction < 0.5:
@@ -163,7 +169,8 @@ def run_settings(settings):
     """The run's settings as metrics.json records them (`publish`'s model
     card lists them): what was asked for, before the run decides anything
     (`learning_rate` None: the recipe's rate for the width, recorded at the
-    top level as the peak rate used)."""
+    top level as the peak rate used; `sequence_length` None: 128 or the
+    preset's fewer positions, recorded at the top level as the length used)."""
     return {
         "preset": settings.preset, "batch_size": settings.batch_size, "seed": settings.seed,
         "epochs_requested": settings.epochs, "learning_rate": settings.learning_rate,
@@ -257,9 +264,9 @@ def with_teacher_targets(settings, task, train):
     return (x, distillation_targets(teacher_logits(teacher, x), y)), loss
 
 
-def _task(settings):
+def _task(settings, sequence_length):
     return make_task(
-        settings.task, sequence_length=settings.sequence_length, batch_size=settings.batch_size,
+        settings.task, sequence_length=sequence_length, batch_size=settings.batch_size,
         seed=settings.seed, doc_stride=settings.doc_stride, glue_task_name=settings.glue_task,
         tfds=settings.tfds, tfds_data_dir=settings.tfds_data_dir,
         text_columns=settings.text_columns, label_column=settings.label_column,
@@ -301,7 +308,8 @@ def run_finetuning(settings):
     OUTPUT/metrics.json (`best`, `best_epoch`, `history`, `labels`, ...)."""
     output = check_finetune_settings(settings)
     keras.utils.set_random_seed(settings.seed)
-    task = _task(settings)
+    sequence_length = finetune_sequence_length(settings)
+    task = _task(settings, sequence_length)
     print(f"Reading {settings.train!r} and {settings.eval!r}", flush=True)
     train = task.read(settings.train, "train")
     if getattr(task, "label_set", None) is not None:
@@ -319,6 +327,9 @@ def run_finetuning(settings):
     print(f"Loading {settings.preset!r}", flush=True)
     with scope:
         model = task.build(settings.preset)
+        maximum = model.backbone.max_sequence_length
+        if sequence_length > maximum:  # a downloaded preset, known once loaded
+            raise too_long_for_positions(settings.preset, sequence_length, maximum)
         learning_rate = settings.learning_rate or recommended_learning_rate(model.backbone.hidden_dim)
         print(f"Peak learning rate {learning_rate:g}", flush=True)
         # Before the training dataset is built: the head's fit reads the
@@ -359,6 +370,7 @@ def run_finetuning(settings):
         "selection_data": (f"{settings.validation_fraction:g} of the training examples, held out"
                            if validation is not None else None),
         "learning_rate": learning_rate,
+        "sequence_length": sequence_length,
         "settings": run_settings(settings),
         "best_epoch": best["epoch"],
         "best": best,

@@ -7,7 +7,9 @@ import pathlib
 from keras_albert.pipelines.classifier_recipe import ClassifierRecipe
 from keras_albert.presets.official_presets import OFFICIAL_PRESETS
 from keras_albert.presets.official_presets import PRESET_ALIASES
+from keras_albert.presets.preset_kind import check_preset_positions
 from keras_albert.presets.preset_kind import local_preset_directory
+from keras_albert.presets.preset_kind import preset_max_sequence_length
 from keras_albert.presets.preset_kind import task_class_name
 
 # The recommended recipe's settings, shared with `make demo` and
@@ -45,7 +47,9 @@ class FinetuneSettings:
     # One column, or two for text pairs.
     text_columns: tuple = ("text",)
     label_column: str = "label"
-    sequence_length: int = 128
+    # Pieces per example (squad: per window); None: 128, or the preset's
+    # positions where it has fewer. Longer than its positions is refused.
+    sequence_length: int = None
     # classification / regression: the head on the pooled [CLS] ("cls") or
     # on the tokens' mean ("mean"), as `AlbertClassifier(pooling=)`.
     pooling: str = "cls"
@@ -78,9 +82,27 @@ class FinetuneSettings:
     tensorboard: bool = True
 
 
+DEFAULT_SEQUENCE_LENGTH = 128
+
+
+def finetune_sequence_length(settings):
+    """The pieces per example the run uses: `settings.sequence_length`, or
+    128 cut to a local preset's positions (a downloaded preset's are known
+    once loaded; Google's have 512)."""
+    if settings.sequence_length is not None:
+        return settings.sequence_length
+    try:
+        directory = local_preset_directory(settings.preset)
+    except FileNotFoundError:
+        directory = None
+    maximum = preset_max_sequence_length(directory) if directory is not None and directory.is_dir() else None
+    return DEFAULT_SEQUENCE_LENGTH if maximum is None else min(DEFAULT_SEQUENCE_LENGTH, maximum)
+
+
 def check_finetune_files(settings):
     """The input files exist (the messages `run_finetuning` gives). Cheap:
     the CLI runs it before importing TensorFlow."""
+    check_preset_positions(settings.preset, settings.sequence_length)
     names = [] if settings.tfds else ["train", "eval"]
     for name in names:
         if not pathlib.Path(getattr(settings, name)).exists():

@@ -33,6 +33,7 @@ from keras_albert.pipelines.prediction_settings import STDOUT
 from keras_albert.pipelines.prediction_settings import TABLE_SUFFIXES
 from keras_albert.pipelines.prediction_settings import check_predict_settings
 from keras_albert.pipelines.prediction_settings import output_format
+from keras_albert.presets.preset_kind import too_long_for_positions
 from keras_albert.presets.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_file import write_file_atomically
 from keras_albert.utils.label_file import read_label_file
@@ -93,6 +94,9 @@ class PresetClassifier:
                 kwargs["preprocessor"] = AlbertTextClassifierPreprocessor.from_preset(
                     str(directory), sequence_length=sequence_length)
             self.model = AlbertClassifier.from_preset(str(directory), **kwargs)
+        maximum = self.model.backbone.max_sequence_length
+        if sequence_length is not None and sequence_length > maximum:
+            raise too_long_for_positions(preset, sequence_length, maximum)
         activation = keras.activations.serialize(self.model.activation)
         activation = activation if isinstance(activation, str) else activation.get("config", activation)
         if activation not in ("linear", "softmax"):
@@ -213,7 +217,8 @@ def classify(classifier, texts, pairs=None, batch_size=32):
     _check_pairs(classifier, pairs)
     count, chunk = len(texts), batch_size * CHUNK_BATCHES
     parts, start_time = [], time.monotonic()
-    _logger.info("Classifying %s texts in batches of %d with the %s", f"{count:,}", batch_size, classifier.source)
+    _logger.info("Classifying %s text%s in batches of %d with the %s", f"{count:,}", "" if count == 1 else "s",
+                 batch_size, classifier.source)
     for start in range(0, count, chunk):
         stop = min(start + chunk, count)
         parts.append(classifier.outputs(

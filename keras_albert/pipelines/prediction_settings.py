@@ -6,6 +6,7 @@ import dataclasses
 import numbers
 import pathlib
 
+from keras_albert.presets.preset_kind import check_preset_positions
 from keras_albert.utils.atomic_file import check_writable_directory
 from keras_albert.utils.backend import requested_backend
 from keras_albert.utils.regular_files import check_regular_file
@@ -147,6 +148,8 @@ def _check_numbers(settings):
     if length is not None and (isinstance(length, bool) or not isinstance(length, numbers.Integral) or length < 2):
         raise ValueError(
             f"`--sequence_length` must be an integer >= 2 (room for [CLS] and [SEP]). Received: {length!r}")
+    if settings.preset:
+        check_preset_positions(settings.preset, length)
     if len(settings.text_columns) not in (1, 2):
         raise ValueError(
             f"`--text_columns` takes one column, or two for pairs. Received: {list(settings.text_columns)}")

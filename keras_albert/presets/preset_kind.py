@@ -52,3 +52,41 @@ def task_class_name(directory):
     if not isinstance(task, dict) or not isinstance(task.get("class_name"), str):
         raise ValueError(f"Preset file {str(task_file)!r} names no task class (`class_name`).")
     return task["class_name"]
+
+
+def preset_max_sequence_length(directory):
+    """The positions the backbone of preset `directory` has (its config's
+    `max_sequence_length`), or None where its config.json does not say."""
+    config_file = pathlib.Path(directory) / "config.json"
+    try:
+        config = json.loads(config_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None  # loading the preset says what is wrong with it
+    maximum = config.get("config", {}).get("max_sequence_length") if isinstance(config, dict) else None
+    return maximum if isinstance(maximum, int) and not isinstance(maximum, bool) else None
+
+
+def too_long_for_positions(preset, sequence_length, maximum, name="--sequence_length"):
+    """The error for a `sequence_length` the preset's position table cannot
+    hold: the layer would fail only on the first input that long, mid-run."""
+    return ValueError(
+        f"`{name}` {sequence_length} is more than the {maximum} positions of preset {str(preset)!r} "
+        f"(its max_sequence_length). Pass at most {maximum}, or give the backbone more "
+        f"positions first: keras_albert.extend_positions(backbone, max_sequence_length="
+        f"{sequence_length}), saved with save_to_preset, makes a preset that takes it."
+    )
+
+
+def check_preset_positions(preset, sequence_length, name="--sequence_length"):
+    """Refuses a `sequence_length` longer than the positions of a local or
+    bundled preset, from its config.json alone (before Keras is imported).
+    Presets that are only downloaded are checked once loaded."""
+    if sequence_length is None or not preset:
+        return
+    try:
+        directory = local_preset_directory(preset)
+    except FileNotFoundError:
+        return  # loading it says it does not exist
+    maximum = None if directory is None or not directory.is_dir() else preset_max_sequence_length(directory)
+    if maximum is not None and sequence_length > maximum:
+        raise too_long_for_positions(preset, sequence_length, maximum, name)

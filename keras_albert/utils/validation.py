@@ -59,8 +59,8 @@ def check_sequence_fits(token_ids, max_sequence_length):
             f"Input sequence length {length} exceeds "
             f"`max_sequence_length={max_sequence_length}` of this model. "
             "Truncate the inputs (the preprocessors do this with their "
-            "`sequence_length`) or build a model with a larger "
-            "`max_sequence_length`."
+            "`sequence_length`) or give the backbone more positions: "
+            f"`keras_albert.extend_positions(backbone, max_sequence_length={length})`."
         )
 
 

@@ -1,5 +1,6 @@
-"""Missing input files are refused before TensorFlow is imported (0.5 s,
-not the 10 s its import takes), and one flag spelling per flag in --help."""
+"""Missing input files, and lengths a preset's positions cannot hold, are
+refused before TensorFlow is imported (0.5 s, not the 10 s its import
+takes), and one flag spelling per flag in --help."""
 
 import subprocess
 import sys
@@ -33,6 +34,31 @@ def test_missing_files_answer_before_tensorflow_is_imported(tmp_path, arguments,
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if not line.startswith("import time:")]
     assert lines == [message]
+    imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+    assert "tensorflow" not in imported and "keras" not in imported
+    assert not (tmp_path / "out").exists() and result.stdout == ""
+
+
+@pytest.mark.parametrize("arguments", [
+    ["finetune", "--preset=albert_tiny_en", "--task=classification", "--train=t.tsv", "--eval=t.tsv",
+     "--output=out"],
+    ["predict", "--preset=albert_tiny_en_student_supersense", "--texts=t.tsv", "--output=out"],
+    ["evaluate", "--preset=albert_tiny_en_student_supersense", "--data=t.tsv", "--output=out"],
+])
+def test_lengths_past_the_presets_positions_answer_before_tensorflow_is_imported(tmp_path, arguments):
+    # Once only the first text that long failed, mid-run, inside the embedding layer.
+    (tmp_path / "t.tsv").write_text("text\tlabel\na dog\tnoun.animal\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "keras_albert", *arguments,
+                             "--sequence_length=129"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                            env={"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if not line.startswith("import time:")]
+    preset = arguments[1].split("=", 1)[1]
+    assert lines == [f"error: `--sequence_length` 129 is more than the 128 positions of preset {preset!r} "
+                     "(its max_sequence_length). Pass at most 128, or give the backbone more positions first: "
+                     "keras_albert.extend_positions(backbone, max_sequence_length=129), saved with "
+                     "save_to_preset, makes a preset that takes it."]
     imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
     assert "tensorflow" not in imported and "keras" not in imported
     assert not (tmp_path / "out").exists() and result.stdout == ""

@@ -97,6 +97,9 @@ def test_embedding_rejects_sequences_longer_than_max():
     embedding = layers.AlbertFactorizedEmbedding(50, 6, 10, max_sequence_length=4)
     with pytest.raises(ValueError, match="max_sequence_length=4"):
         embedding(np.ones((1, 5), "int32"), np.zeros((1, 5), "int32"))
+    # The message names the way to more positions, at the length received.
+    with pytest.raises(ValueError, match=r"keras_albert\.extend_positions\(backbone, max_sequence_length=7\)"):
+        embedding(np.ones((1, 7), "int32"), np.zeros((1, 7), "int32"))
 
 
 def test_feed_forward_uses_tanh_gelu():

@@ -24,6 +24,7 @@ from keras_albert.pipelines import FinetuneSettings
 from keras_albert.pipelines import finetuning
 from keras_albert.pipelines import make_task
 from keras_albert.pipelines import run_finetuning
+from keras_albert.pipelines.finetuning_settings import finetune_sequence_length
 from keras_albert.utils.backend import tensorflow_available
 from tests.conftest import _WORDS
 
@@ -208,6 +209,36 @@ def test_bad_settings_fail_before_the_preset_is_loaded(settings, tmp_path, field
         run_finetuning(bad)
     assert expected in str(error.value)
     assert not (tmp_path / "out").exists()
+
+
+def test_lengths_past_the_presets_positions_are_refused_before_and_after_loading(settings, tmp_path, monkeypatch):
+    # The tiny preset has 32 positions: its config.json says so before loading...
+    longer = dataclasses.replace(settings, sequence_length=33)
+    message = (r"`--sequence_length` 33 is more than the 32 positions of preset .* \(its max_sequence_length\)\. "
+               r"Pass at most 32, or give the backbone more positions first: "
+               r"keras_albert\.extend_positions\(backbone, max_sequence_length=33\)")
+    with pytest.raises(ValueError, match=message):
+        run_finetuning(longer)
+    assert not (tmp_path / "out").exists()
+    # ...and a preset known only once downloaded is checked when it is built,
+    # before anything trains or a preset is written.
+    monkeypatch.setattr(finetuning, "check_preset_positions", lambda *args, **kwargs: None)
+    with pytest.raises(ValueError, match=message):
+        run_finetuning(longer)
+    assert not (tmp_path / "out" / "preset").exists() and not (tmp_path / "out" / "metrics.json").exists()
+    # The default is 128 cut to the preset's positions, recorded as used.
+    metrics = run_finetuning(dataclasses.replace(settings, sequence_length=None))
+    assert metrics["sequence_length"] == 32 and metrics["settings"]["sequence_length"] is None
+
+
+def test_the_default_length_is_128_or_a_presets_fewer_positions(settings):
+    assert finetune_sequence_length(dataclasses.replace(settings, sequence_length=None)) == 32
+    assert finetune_sequence_length(dataclasses.replace(settings, sequence_length=20)) == 20
+    # Google's presets (512 positions) are downloaded: their positions are known once loaded.
+    assert finetune_sequence_length(dataclasses.replace(settings, preset="albert_base_en_uncased",
+                                                        sequence_length=None)) == 128
+    assert finetune_sequence_length(dataclasses.replace(settings, preset="albert_tiny_en",
+                                                        sequence_length=None)) == 128
 
 
 def test_pooling_belongs_to_classifier_heads(settings, tmp_path):

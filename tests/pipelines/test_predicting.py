@@ -113,6 +113,20 @@ def test_presets_that_are_not_classifiers_are_refused(tmp_path, sentencepiece_pr
         load_classifier(preset=str(tmp_path / "backbone"))
 
 
+def test_lengths_past_the_presets_positions_are_refused(trained, tmp_path):
+    # Checked on the loaded model too (a downloaded preset has no config.json
+    # to read first); 32 positions are accepted and padded to their bucket.
+    with pytest.raises(ValueError, match=r"`--sequence_length` 33 is more than the 32 positions of preset "):
+        load_classifier(preset=str(trained / "preset"), sequence_length=33)
+    (tmp_path / "texts.txt").write_text("a cat\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"Pass at most 32, or give the backbone more positions first"):
+        predict_texts(PredictSettings(texts=str(tmp_path / "texts.txt"), preset=str(trained / "preset"),
+                                      sequence_length=33, output=str(tmp_path / "rows.jsonl")))
+    assert not (tmp_path / "rows.jsonl").exists()
+    classifier = load_classifier(preset=str(trained / "preset"), sequence_length=32)
+    assert classify(classifier, ["a cat " * 40]).shape == (1, len(LABELS))
+
+
 def test_a_regressors_rows_are_its_scores(tmp_path, tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
     regressor = tiny_regressor(tmp_path_factory, sentencepiece_proto, tiny_backbone_config)
     texts, _ = animal_texts(7, seed=8)
