@@ -4,6 +4,9 @@ inputs before TensorFlow is imported."""
 
 import dataclasses
 
+from keras_albert.presets.preset_kind import local_preset_directory
+from keras_albert.presets.preset_kind import preset_backbone_config
+from keras_albert.presets.preset_kind import task_class_name
 from keras_albert.utils.validation import check_choice
 from keras_albert.utils.validation import check_finite_number
 from keras_albert.utils.validation import check_number_in
@@ -74,4 +77,25 @@ def check_generate_settings(settings):
         check_positive_int("max_length", settings.max_length)
     if settings.seed is not None:
         check_finite_number("seed", settings.seed)
+    _check_causal_preset(settings.preset)
     return settings
+
+
+def _check_causal_preset(preset):
+    """A local or bundled preset that is a bidirectional encoder is refused
+    from its config.json, before Keras is imported (a downloaded one is
+    refused once loaded, by AlbertCausalLM)."""
+    try:
+        directory = local_preset_directory(preset)
+    except (FileNotFoundError, TypeError):
+        return  # resolving it names the problem
+    if directory is None or not directory.is_dir():
+        return
+    if preset_backbone_config(directory).get("causal") is False:
+        task = task_class_name(directory)
+        holds = f"holds {task}, " if task else ""
+        raise ValueError(
+            f"`preset` {str(preset)!r} {holds}a bidirectional encoder (causal=False in its config.json): it "
+            "cannot continue text. Pass a causal LM preset: the bundled 'albert_tiny_causal_en', or "
+            "one that `pretrain --objective=causal_lm` writes."
+        )

@@ -54,15 +54,22 @@ def task_class_name(directory):
     return task["class_name"]
 
 
-def preset_max_sequence_length(directory):
-    """The positions the backbone of preset `directory` has (its config's
-    `max_sequence_length`), or None where its config.json does not say."""
+def preset_backbone_config(directory):
+    """The backbone arguments in preset `directory`'s config.json, or {}
+    where it cannot be read (loading the preset then says why)."""
     config_file = pathlib.Path(directory) / "config.json"
     try:
         config = json.loads(config_file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None  # loading the preset says what is wrong with it
-    maximum = config.get("config", {}).get("max_sequence_length") if isinstance(config, dict) else None
+        return {}
+    arguments = config.get("config") if isinstance(config, dict) else None
+    return arguments if isinstance(arguments, dict) else {}
+
+
+def preset_max_sequence_length(directory):
+    """The positions the backbone of preset `directory` has (its config's
+    `max_sequence_length`), or None where its config.json does not say."""
+    maximum = preset_backbone_config(directory).get("max_sequence_length")
     return maximum if isinstance(maximum, int) and not isinstance(maximum, bool) else None
 
 

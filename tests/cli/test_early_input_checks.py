@@ -25,6 +25,11 @@ ROOT = __file__.rsplit("/tests/", 1)[0]
      "error: `--texts` 'missing.txt' does not exist."),
     (["evaluate", "--preset=albert_tiny_en_student_supersense", "--data=missing.tsv"],
      "error: `--data` 'missing.tsv' does not exist."),
+    # Not a missing file, but as plain from the preset's config.json alone.
+    (["generate", "--preset=albert_tiny_en", "--prompt=It is"],
+     "error: `preset` 'albert_tiny_en' holds AlbertPretrainer, a bidirectional encoder (causal=False in its "
+     "config.json): it cannot continue text. Pass a causal LM preset: the bundled 'albert_tiny_causal_en', or one "
+     "that `pretrain --objective=causal_lm` writes."),
 ])
 def test_missing_files_answer_before_tensorflow_is_imported(tmp_path, arguments, message):
     # `-X importtime` lists every module imported, on stderr.
