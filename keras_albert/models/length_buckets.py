@@ -17,6 +17,7 @@ however many examples are made.
 
 import contextlib
 import dataclasses
+import numbers
 
 import keras
 import numpy as np
@@ -266,6 +267,14 @@ class PackedInputsMixin:
         return super().preprocess_samples(x, y, sample_weight)
 
 
+def _check_batch_size(batch_size):
+    # 0 once ran as if unset and -2 failed deep inside Keras; NumPy ints pass.
+    if batch_size is not None and (
+        isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1
+    ):
+        raise ValueError(f"`batch_size` must be a positive integer. Received: batch_size={batch_size!r}")
+
+
 class LengthBucketedMixin(PackedInputsMixin):
     """`predict` and `evaluate` on raw inputs run in length buckets.
 
@@ -280,6 +289,7 @@ class LengthBucketedMixin(PackedInputsMixin):
 
     def predict(self, x=None, batch_size=None, **kwargs):
         """Keras `predict`; raw inputs run in length buckets (same outputs)."""
+        _check_batch_size(batch_size)
         if self._buckets_apply(x, kwargs) and kwargs.get("callbacks") is None:
             return bucketed_predict(self, x, batch_size, check_buckets(self.length_buckets))
         return super().predict(x, batch_size=batch_size, **kwargs)
@@ -287,6 +297,7 @@ class LengthBucketedMixin(PackedInputsMixin):
     def evaluate(self, x=None, y=None, batch_size=None, sample_weight=None, **kwargs):
         """Keras `evaluate`; raw inputs run in length buckets (same loss and
         metrics: no padded rows are added)."""
+        _check_batch_size(batch_size)
         if self._buckets_apply(x, kwargs) and not kwargs.get("_use_cached_eval_dataset"):
             y = None if y is None else keras.tree.map_structure(np.asarray, y)
             return bucketed_evaluate(

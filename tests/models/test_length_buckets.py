@@ -111,3 +111,16 @@ def test_length_buckets_none_and_bad_values(classifier):
             classifier.predict(texts, verbose=0)
     finally:
         classifier.length_buckets = saved
+
+
+def test_batch_sizes_that_are_not_positive_integers_are_refused(classifier):
+    texts = synthetic_sentences(5, seed=1)
+    for bad in (0, -2, 2.5, True):
+        for call in (lambda: classifier.predict(texts, batch_size=bad, verbose=0),
+                     lambda: classifier.evaluate(texts, np.zeros(5), batch_size=bad, verbose=0)):
+            with pytest.raises(ValueError, match=rf"`batch_size` must be a positive integer\. Received: "
+                                                 rf"batch_size={bad!r}$"):
+                call()
+    # NumPy integers are integers: the outputs are those of a Python int.
+    np.testing.assert_allclose(classifier.predict(texts, batch_size=np.int64(2), verbose=0),
+                               classifier.predict(texts, batch_size=2, verbose=0), atol=1e-6)
