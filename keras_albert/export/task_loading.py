@@ -30,6 +30,8 @@ def load_task(preset):
         raise ValueError(f"{str(task_file)!r} is not a task config: {error}") from None
     if name not in TASK_CLASSES:
         raise ValueError(
-            f"{str(task_file)!r} holds a {name!r}; exportable tasks: {sorted(TASK_CLASSES)}."
+            f"{str(task_file)!r} holds {name}; a SavedModel or TFLite export takes a fine-tuned task "
+            f"(exportable tasks: {', '.join(sorted(TASK_CLASSES))}). Fine-tune it first (`finetune`), or "
+            "export its encoder as TF-Hub modules (`export --format=tfhub`)."
         )
     return TASK_CLASSES[name].from_preset(str(preset))

@@ -104,7 +104,7 @@ CASES = [
     ("pretrain_init_preset_without_positions", ["pretrain", "--corpus", "{tmp}/two.txt", "--output", "{tmp}/run", "--init_preset", "{tmp}/no_positions", "--num_groups=2"], ["config.json", "lacks ['max_sequence_length']"]),
     ("pretrain_init_preset_without_layers", ["pretrain", "--corpus", "{tmp}/two.txt", "--output", "{tmp}/run", "--init_preset", "{tmp}/no_layers", "--num_groups=2", "--max_seq_length=64"], ["config.json", "lacks ['num_layers']"]),
     ("convert_hf_activation_list", ["convert", "--from", "hf", "--src", "{tmp}/hf_act", "--dst", "{tmp}/out"], ["config.json", "hidden_act=['gelu_new']", "accepted", "gelu_new"]),
-    ("export_untrained_preset", ["export", "--preset", "albert_tiny_en", "--format", "saved_model", "--output", "{tmp}/out"], ["albert_tiny_en", "holds a 'AlbertPretrainer'", "exportable tasks"]),
+    ("export_untrained_preset", ["export", "--preset", "albert_tiny_en", "--format", "saved_model", "--output", "{tmp}/out"], ["albert_tiny_en", "holds AlbertPretrainer;", "exportable tasks: AlbertCausalLM, AlbertClassifier,", "Fine-tune it first", "--format=tfhub"]),
 ]
 
 
