@@ -209,11 +209,14 @@ NOT_RUN = {"make demo", "make test"}
 BLOCK_TIMEOUT_SECONDS = 900
 # Long trainings in shell blocks, shortened as REPLACEMENTS shortens the
 # Python blocks': the commands after them still read what they write.
-# The example's 600 steps took 157 s of the walk's 448 s alone (757 s
-# beside the other xdist worker); tests/examples/test_causal_generation.py
-# covers the script itself.
+# The causal example's 600 steps took 157 s of the walk's 448 s alone (757 s
+# beside the other xdist worker), the JAX example's 2,000 glosses 64 s;
+# tests/examples/test_causal_generation.py and test_other_backends.py
+# cover the scripts themselves.
 SHELL_REPLACEMENTS = {
     "examples/causal_generation.py --steps 600": "examples/causal_generation.py --steps 30",
+    "KERAS_BACKEND=jax python examples/other_backends.py": (
+        "KERAS_BACKEND=jax python examples/other_backends.py --train_size 256 --eval_size 200"),
 }
 # Flags that name what a command writes.
 WRITES = re.compile(r"(?:^|\s)--(?:output|dst)[= ](\S+)")
