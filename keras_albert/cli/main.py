@@ -37,7 +37,9 @@ from absl import logging as absl_logging
 
 from keras_albert.cli import command_line
 from keras_albert.cli.progress_output import showing_progress
+from keras_albert.utils.backend import BackendError
 from keras_albert.utils.backend import TensorFlowRequiredError
+from keras_albert.utils.backend import check_backend
 from keras_albert.utils.native_notices import drop_retracing_warnings
 from keras_albert.utils.native_notices import import_tensorflow_quietly
 from keras_albert.utils.native_notices import stderr_filtered
@@ -100,7 +102,10 @@ def run_command(command):
     results_on_stdout = getattr(command.module, "results_on_stdout", lambda flag_values: False)
     with showing_progress("stderr" if results_on_stdout(command.flag_values) else "stdout"):
         try:
-            # Bad input answers before the seconds TensorFlow takes to import.
+            # Bad input answers before the seconds TensorFlow takes to import;
+            # an unknown or missing backend too (Keras would say only "Unable
+            # to import backend", after the flags were checked).
+            check_backend()
             getattr(command.module, "check_inputs", lambda flag_values: None)(command.flag_values)
             _import_api()
             command.module.run(command.flag_values)
@@ -188,7 +193,7 @@ def _tensorflow_op_error():
 def _is_input_error(error):
     # A TensorFlow-only feature (export, publish) run without TensorFlow is
     # a missing install, not a bug: one line that says what to install.
-    return (isinstance(error, (ValueError, OSError, TensorFlowRequiredError))
+    return (isinstance(error, (ValueError, OSError, TensorFlowRequiredError, BackendError))
             or isinstance(error, _tensorflow_op_error()))
 
 

@@ -114,3 +114,24 @@ def test_pretrain_without_tensorboard_writes_no_logs(tmp_path):
     assert main(_arguments(corpus, output, train_steps=4, checkpoint_every=4) + ["--notensorboard"]) == 0
     assert (output / "preset" / "config.json").is_file()
     assert not list(output.rglob("events.out.tfevents.*"))
+
+
+@pytest.mark.parametrize("backend, hide, message", [
+    ("tensorflw", "", "error: keras_albert runs on KERAS_BACKEND=tensorflow|jax|torch. "
+                      "Received: KERAS_BACKEND='tensorflw'"),
+    # As where torch is not installed; argv[0] "-m" as under `python -m`.
+    ("torch", "sys.modules['torch'] = None; ", "error: KERAS_BACKEND=torch needs the 'torch' package, which is "
+                                               "not installed: pip install torch (or choose another KERAS_BACKEND)."),
+])
+def test_an_unknown_or_missing_backend_answers_in_one_line_before_any_import(tmp_path, backend, hide, message):
+    # Keras alone said "Unable to import backend : tensorflw", after the flags.
+    (tmp_path / "t.txt").write_text("a dog\n", encoding="utf-8")
+    code = (f"import sys; {hide}sys.argv = ['-m']; from keras_albert.cli.main import main; "
+            "sys.exit(main(['predict', '--preset=albert_tiny_en_student_supersense', '--texts=t.txt']))")
+    result = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True,
+                            cwd=tmp_path, timeout=60,
+                            env={"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin", "KERAS_BACKEND": backend})
+    assert result.returncode == 2
+    assert [line for line in result.stderr.splitlines() if not line.startswith("import time:")] == [message]
+    imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+    assert "keras" not in imported and "tensorflow" not in imported and result.stdout == ""
