@@ -59,13 +59,21 @@ def define_flags(flag_values):
     define_boolean("overwrite", False, "replace --output even if it is not an earlier export of this format", fv)
 
 
-def run(flag_values):
+def check_inputs(flag_values):
+    """Before TensorFlow is imported: flags that do not go together, and a
+    preset that is nothing we know."""
     from keras_albert.pipelines.exporting import check_export_flags
-    from keras_albert.pipelines.exporting import run_export
 
     fv = flag_values
     check_export_flags(fv.format, fv.quantize, fv.sequence_length, fv.raw_strings, fv.batch_size,
-                       fv.metadata, fv.calibration_texts)
+                       fv.metadata, fv.calibration_texts, preset=fv.preset)
+
+
+def run(flag_values):
+    from keras_albert.pipelines.exporting import run_export
+
+    fv = flag_values
+    check_inputs(fv)
     return run_export(
         fv.preset, fv.format, fv.output, quantize=fv.quantize, sequence_length=fv.sequence_length,
         pair=fv.pair, raw_strings=fv.raw_strings, batch_size=fv.batch_size, metadata=fv.metadata,

@@ -7,6 +7,7 @@ import json
 import logging
 import pathlib
 
+from keras_albert.presets.preset_kind import check_preset_known
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.atomic_file import check_writable_directory
 from keras_albert.utils.progress import logged_step
@@ -34,8 +35,12 @@ def _check_output(fmt, output, overwrite):
     check_writable_directory(output.parent, name="--output")
 
 
-def check_export_flags(fmt, quantize, sequence_length, raw_strings, batch_size, metadata, calibration_texts):
-    """Refuses options that do not go with `fmt` (before any file is read)."""
+def check_export_flags(fmt, quantize, sequence_length, raw_strings, batch_size, metadata, calibration_texts,
+                       preset=None):
+    """Refuses options that do not go with `fmt` (before any file is read),
+    and a `preset` that is nothing we know (before Keras is imported)."""
+    if preset is not None:
+        check_preset_known(preset)
     if fmt != "tflite" and (quantize != "none" or sequence_length):
         raise ValueError("`--quantize` and `--sequence_length` apply to --format=tflite only.")
     if fmt != "tflite" and (raw_strings or batch_size != 1):

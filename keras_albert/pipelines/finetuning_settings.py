@@ -7,6 +7,7 @@ import pathlib
 from keras_albert.pipelines.classifier_recipe import ClassifierRecipe
 from keras_albert.presets.official_presets import OFFICIAL_PRESETS
 from keras_albert.presets.official_presets import PRESET_ALIASES
+from keras_albert.presets.preset_kind import check_preset_known
 from keras_albert.presets.preset_kind import check_preset_positions
 from keras_albert.presets.preset_kind import local_preset_directory
 from keras_albert.presets.preset_kind import preset_max_sequence_length
@@ -102,6 +103,7 @@ def finetune_sequence_length(settings):
 def check_finetune_files(settings):
     """The input files exist (the messages `run_finetuning` gives). Cheap:
     the CLI runs it before importing TensorFlow."""
+    check_preset_known(settings.preset)
     check_preset_positions(settings.preset, settings.sequence_length)
     names = [] if settings.tfds else ["train", "eval"]
     for name in names:

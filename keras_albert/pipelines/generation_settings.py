@@ -4,6 +4,7 @@ inputs before TensorFlow is imported."""
 
 import dataclasses
 
+from keras_albert.presets.preset_kind import check_preset_known
 from keras_albert.presets.preset_kind import local_preset_directory
 from keras_albert.presets.preset_kind import preset_backbone_config
 from keras_albert.presets.preset_kind import task_class_name
@@ -77,6 +78,7 @@ def check_generate_settings(settings):
         check_positive_int("max_length", settings.max_length)
     if settings.seed is not None:
         check_finite_number("seed", settings.seed)
+    check_preset_known(settings.preset)
     _check_causal_preset(settings.preset)
     return settings
 

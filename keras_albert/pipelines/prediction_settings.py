@@ -6,6 +6,7 @@ import dataclasses
 import numbers
 import pathlib
 
+from keras_albert.presets.preset_kind import check_preset_known
 from keras_albert.presets.preset_kind import check_preset_positions
 from keras_albert.utils.atomic_file import check_writable_directory
 from keras_albert.utils.backend import requested_backend
@@ -112,6 +113,8 @@ def _check_model_source(settings):
             )
     elif pathlib.Path(settings.preset).is_file():
         raise ValueError(f"`--preset` {settings.preset!r} is a file; pass a preset directory or a bundled name.")
+    else:
+        check_preset_known(settings.preset)
 
 
 def _check_input_file(path, flag, allow_stdin=False):

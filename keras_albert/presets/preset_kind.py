@@ -7,15 +7,54 @@ the task's class; a backbone-only preset (Google's converted releases,
 """
 
 import json
+import os
 import pathlib
 
 from keras_albert.presets.official_presets import OFFICIAL_PRESETS
 from keras_albert.presets.official_presets import PRESET_ALIASES
+from keras_albert.utils.atomic_directory import recover_interrupted
 from keras_albert.utils.package_resources import package_directory
 
+# The bundled presets are package data of this (code-free) package.
 BUNDLED_PRESETS_PACKAGE = "keras_albert.presets"
 # Downloaded when loaded: their kind is only known then.
 _REMOTE_SCHEMES = ("kaggle://", "hf://", "gs://", "http://", "https://", "modelscope://")
+
+
+def bundled_presets_dir():
+    """The directory of the bundled presets in the installed package.
+
+    `KERAS_ALBERT_PRESETS_DIR` replaces it (tests, private preset sets).
+    """
+    override = os.environ.get("KERAS_ALBERT_PRESETS_DIR")
+    if override:
+        return pathlib.Path(override)
+    return package_directory(BUNDLED_PRESETS_PACKAGE)
+
+
+def bundled_presets():
+    """Names of the presets shipped with the package (offline)."""
+    try:
+        root = bundled_presets_dir()
+    except FileNotFoundError:  # package data not on the file system
+        return ()
+    if not root.is_dir():
+        return ()
+    return tuple(
+        sorted(p.name for p in root.iterdir() if (p / "config.json").is_file())
+    )
+
+
+def unknown_preset_error(preset):
+    """What a preset name that is nothing we know gets (loading or a CLI check)."""
+    return ValueError(
+        f"Unknown preset: preset={preset!r}. It is not a local directory, a "
+        "bundled preset, an official name or a kaggle:// / hf:// handle. "
+        f"Bundled presets (offline): {list(bundled_presets())}. Official "
+        f"presets (need network): {list(OFFICIAL_PRESETS)}; also accepted: "
+        f"{sorted(PRESET_ALIASES)}. Or pass the path of a preset directory "
+        "written by `save_to_preset`."
+    )
 
 
 def local_preset_directory(preset):
@@ -24,19 +63,30 @@ def local_preset_directory(preset):
 
     Raises FileNotFoundError when `preset` is none of these.
     """
-    path = pathlib.Path(preset)
+    path = pathlib.Path(preset).expanduser()
     if path.exists():
         return path
     if preset in OFFICIAL_PRESETS or preset in PRESET_ALIASES or preset.startswith(_REMOTE_SCHEMES):
         return None
-    if "/" not in preset and "\\" not in preset:
-        try:
-            bundled = package_directory(BUNDLED_PRESETS_PACKAGE, preset)
-        except FileNotFoundError:
-            bundled = None
-        if bundled is not None and (bundled / "config.json").is_file():
-            return bundled
+    if "/" not in preset and "\\" not in preset and preset in bundled_presets():
+        return bundled_presets_dir() / preset
     raise FileNotFoundError(preset)
+
+
+def check_preset_known(preset):
+    """Refuses, before Keras is imported, a preset that is no local
+    directory, bundled name, official name or hub handle: a typo answers in
+    a second, not after TensorFlow's import. Empty and non-string values are
+    left to loading, which names them."""
+    if not isinstance(preset, str) or not preset.strip():
+        return
+    # A save killed between its two renames left the preset aside: loading
+    # puts it back, and so does this check.
+    recover_interrupted(pathlib.Path(preset).expanduser())
+    try:
+        local_preset_directory(preset)
+    except FileNotFoundError:
+        raise unknown_preset_error(preset) from None
 
 
 def task_class_name(directory):

@@ -19,15 +19,16 @@ from keras.src.saving.serialization_lib import SafeModeScope
 
 from keras_albert.presets.official_presets import OFFICIAL_PRESETS
 from keras_albert.presets.official_presets import PRESET_ALIASES
+from keras_albert.presets.preset_kind import BUNDLED_PRESETS_PACKAGE  # noqa: F401 (re-export)
+from keras_albert.presets.preset_kind import bundled_presets
+from keras_albert.presets.preset_kind import bundled_presets_dir
+from keras_albert.presets.preset_kind import unknown_preset_error
 from keras_albert.presets.preset_validation import check_preset_directory
 from keras_albert.presets.preset_validation import check_preset_files
 from keras_albert.presets.preset_weights_check import check_weights_file
 from keras_albert.utils.atomic_directory import atomic_directory_update
 from keras_albert.utils.atomic_directory import recover_interrupted
-from keras_albert.utils.package_resources import package_directory
 
-# The bundled presets are package data of this (code-free) package.
-BUNDLED_PRESETS_PACKAGE = "keras_albert.presets"
 _REMOTE_SCHEMES = ("kaggle://", "hf://")
 _NETWORK_TIMEOUT_SECONDS = 3.0
 _HOSTS = {"kaggle://": "www.kaggle.com", "hf://": "huggingface.co"}
@@ -44,30 +45,6 @@ class PresetNeedsNetworkError(ConnectionError):
 def register_foreign_preset_converter(can_convert, convert):
     """Registers `convert(src_dir, dst_dir)` for dirs where `can_convert`."""
     _FOREIGN_PRESET_CONVERTERS.append((can_convert, convert))
-
-
-def bundled_presets_dir():
-    """The directory of the bundled presets in the installed package.
-
-    `KERAS_ALBERT_PRESETS_DIR` replaces it (tests, private preset sets).
-    """
-    override = os.environ.get("KERAS_ALBERT_PRESETS_DIR")
-    if override:
-        return pathlib.Path(override)
-    return package_directory(BUNDLED_PRESETS_PACKAGE)
-
-
-def bundled_presets():
-    """Names of the presets shipped with the package (offline)."""
-    try:
-        root = bundled_presets_dir()
-    except FileNotFoundError:  # package data not on the file system
-        return ()
-    if not root.is_dir():
-        return ()
-    return tuple(
-        sorted(p.name for p in root.iterdir() if (p / "config.json").is_file())
-    )
 
 
 def list_presets():
@@ -102,17 +79,6 @@ def network_available(host, timeout=_NETWORK_TIMEOUT_SECONDS):
     thread.start()
     thread.join(timeout)
     return bool(result and result[0])
-
-
-def _unknown_preset_error(preset):
-    return ValueError(
-        f"Unknown preset: preset={preset!r}. It is not a local directory, a "
-        "bundled preset, an official name or a kaggle:// / hf:// handle. "
-        f"Bundled presets (offline): {list(bundled_presets())}. Official "
-        f"presets (need network): {list(OFFICIAL_PRESETS)}; also accepted: "
-        f"{sorted(PRESET_ALIASES)}. Or pass the path of a preset directory "
-        "written by `save_to_preset`."
-    )
 
 
 def _source_digest(path):
@@ -236,7 +202,7 @@ def resolve_preset(preset):
         return _check_local_preset(_download(handle, name), remote=True)
     if preset.startswith(_REMOTE_SCHEMES):
         return _check_local_preset(_download(preset, preset), remote=True)
-    raise _unknown_preset_error(preset)
+    raise unknown_preset_error(preset)
 
 
 def _loads_weights(cls, kwargs):

@@ -135,3 +135,27 @@ def test_an_unknown_or_missing_backend_answers_in_one_line_before_any_import(tmp
     assert [line for line in result.stderr.splitlines() if not line.startswith("import time:")] == [message]
     imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
     assert "keras" not in imported and "tensorflow" not in imported and result.stdout == ""
+
+
+@pytest.mark.parametrize("arguments", [
+    ["finetune", "--task=classification", "--train=t.tsv", "--eval=t.tsv", "--output=out"],
+    ["predict", "--texts=t.tsv", "--output=out"],
+    ["evaluate", "--data=t.tsv", "--output=out"],
+    ["generate", "--prompt=It is"],
+    ["export", "--format=tflite", "--output=out"],
+])
+def test_an_unknown_preset_answers_before_tensorflow_is_imported(tmp_path, arguments):
+    # A typo once cost TensorFlow's import (seconds) before the same message.
+    (tmp_path / "t.tsv").write_text("text\tlabel\na dog\tnoun.animal\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "keras_albert", *arguments,
+                             "--preset=albert_tiny"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                            env={"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if not line.startswith("import time:")]
+    assert len(lines) == 1 and lines[0].startswith("error: Unknown preset: preset='albert_tiny'. It is not a local "
+                                                   "directory, a bundled preset, an official name")
+    assert "'albert_tiny_en'" in lines[0]  # the names it could have meant
+    imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+    assert "tensorflow" not in imported and "keras" not in imported
+    assert not (tmp_path / "out").exists() and result.stdout == ""

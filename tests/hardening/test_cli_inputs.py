@@ -110,7 +110,7 @@ CASES = [
 
 # Cases that export or publish once the flags are checked.
 NEED_TENSORFLOW = {
-    "export_unknown_preset", "export_int8_too_few_calibration_texts", "publish_metadata_list",
+    "export_int8_too_few_calibration_texts", "publish_metadata_list",
     "publish_metadata_string", "publish_num_classes_string", "publish_preset_path_not_utf8",
     "publish_task_backbone_list", "export_task_backbone_list", "export_untrained_preset",
 }
