@@ -14,6 +14,7 @@ import json
 from absl import flags
 
 from keras_albert.cli.flag_types import define_boolean
+from keras_albert.pipelines.preset_checks import check_known_presets
 
 HELP = "convert checkpoints from/to TF1, Hugging Face, keras-hub, TF-Hub"
 
@@ -46,6 +47,13 @@ def _overrides(text):
     if not isinstance(overrides, dict):
         raise ValueError(f"`--config` must be a JSON object. Received: {text!r}")
     return overrides
+
+
+def check_inputs(flag_values):
+    """Before TensorFlow is imported: a keras_albert source is a preset we
+    know (the other formats' sources are checked in full when read)."""
+    if flag_values["from"].value == "keras_albert":
+        check_known_presets(flag_values.src)
 
 
 def run(flag_values):

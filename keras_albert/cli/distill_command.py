@@ -22,6 +22,7 @@ from keras_albert.cli.flag_types import define_tensorboard_flags
 from keras_albert.cli.flag_types import settings_from_flags
 from keras_albert.cli.flag_types import tensorboard
 from keras_albert.pipelines.distillation_settings import DistillationSettings
+from keras_albert.pipelines.preset_checks import check_known_presets
 from keras_albert.pipelines.pretraining_settings import check_local_corpus
 
 HELP = "distill a small (MobileBERT-style) student from a teacher preset"
@@ -82,8 +83,10 @@ def settings_from(flag_values):
 
 
 def check_inputs(flag_values):
-    """Before TensorFlow is imported: the corpus files exist."""
+    """Before TensorFlow is imported: the corpus files exist and the
+    teacher is a preset we know."""
     check_local_corpus(flag_values.corpus)
+    check_known_presets(flag_values.teacher)
 
 
 def run(flag_values):

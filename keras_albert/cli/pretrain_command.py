@@ -31,6 +31,7 @@ from keras_albert.cli.flag_types import define_boolean
 from keras_albert.cli.flag_types import define_tensorboard_flags
 from keras_albert.cli.flag_types import settings_from_flags
 from keras_albert.cli.flag_types import tensorboard
+from keras_albert.pipelines.preset_checks import check_known_presets
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings
 from keras_albert.pipelines.pretraining_settings import check_local_corpus
 
@@ -138,6 +139,7 @@ def check_inputs(flag_values):
             )
     check_local_corpus(flag_values.corpus)
     check_local_corpus(flag_values.eval_corpus, "eval_corpus")
+    check_known_presets(flag_values.init_preset)
 
 
 def run(flag_values):

@@ -17,6 +17,7 @@ from absl import flags
 
 from keras_albert.cli.flag_types import define_boolean
 from keras_albert.cli.flag_types import read_lines
+from keras_albert.pipelines.preset_checks import check_known_presets
 
 HELP = "write a publishable directory with a model card; upload it to Kaggle or Hugging Face"
 EXPORTS = ("auto", "none", "serving", "tfhub")
@@ -70,6 +71,11 @@ def _exports(values):
             f"Received: {values}"
         )
     return tuple(values)
+
+
+def check_inputs(flag_values):
+    """Before TensorFlow is imported: the preset is one we know."""
+    check_known_presets(flag_values.preset)
 
 
 def run(flag_values):

@@ -113,7 +113,7 @@ def test_os_errors_are_one_line_and_exit_2(capsys, monkeypatch, error):
         raise error
 
     monkeypatch.setattr(export_command, "run", fail)
-    err = _failure(capsys, ["export", "--preset=x", "--format=saved_model", "--output=y"])
+    err = _failure(capsys, ["export", "--preset=albert_tiny_en", "--format=saved_model", "--output=y"])
     assert error.strerror in err
 
 
@@ -122,7 +122,7 @@ def test_value_error_over_several_lines_is_one_line(capsys, monkeypatch):
         raise ValueError("first line\nsecond line")
 
     monkeypatch.setattr(export_command, "run", fail)
-    assert _failure(capsys, ["export", "--preset=x", "--format=tflite", "--output=y"]) == (
+    assert _failure(capsys, ["export", "--preset=albert_tiny_en", "--format=tflite", "--output=y"]) == (
         "error: first line second line"
     )
 
