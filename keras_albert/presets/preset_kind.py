@@ -63,6 +63,7 @@ def local_preset_directory(preset):
 
     Raises FileNotFoundError when `preset` is none of these.
     """
+    preset = os.fspath(preset)
     path = pathlib.Path(preset).expanduser()
     if path.exists():
         return path
