@@ -131,7 +131,7 @@ def too_long_for_positions(preset, sequence_length, maximum, name="--sequence_le
         f"`{name}` {sequence_length} is more than the {maximum} positions of preset {str(preset)!r} "
         f"(its max_sequence_length). Pass at most {maximum}, or give the backbone more "
         f"positions first: keras_albert.extend_positions(backbone, max_sequence_length="
-        f"{sequence_length}), saved with save_to_preset, makes a preset that takes it."
+        f"{sequence_length}), then its save_to_preset(dir) and the tokenizer's make a preset that takes it."
     )
 
 

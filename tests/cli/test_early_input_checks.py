@@ -62,8 +62,8 @@ def test_lengths_past_the_presets_positions_answer_before_tensorflow_is_imported
     preset = arguments[1].split("=", 1)[1]
     assert lines == [f"error: `--sequence_length` 129 is more than the 128 positions of preset {preset!r} "
                      "(its max_sequence_length). Pass at most 128, or give the backbone more positions first: "
-                     "keras_albert.extend_positions(backbone, max_sequence_length=129), saved with "
-                     "save_to_preset, makes a preset that takes it."]
+                     "keras_albert.extend_positions(backbone, max_sequence_length=129), then its "
+                     "save_to_preset(dir) and the tokenizer's make a preset that takes it."]
     imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
     assert "tensorflow" not in imported and "keras" not in imported
     assert not (tmp_path / "out").exists() and result.stdout == ""

@@ -231,6 +231,16 @@ def test_lengths_past_the_presets_positions_are_refused_before_and_after_loading
     assert metrics["sequence_length"] == 32 and metrics["settings"]["sequence_length"] is None
 
 
+def test_the_refusals_advice_makes_a_preset_that_takes_the_length(settings, tmp_path):
+    longer = keras_albert.extend_positions(keras_albert.AlbertBackbone.from_preset(settings.preset),
+                                           max_sequence_length=33)
+    longer.save_to_preset(str(tmp_path / "longer"))
+    keras_albert.AlbertTokenizer.from_preset(settings.preset).save_to_preset(str(tmp_path / "longer"))
+    metrics = run_finetuning(dataclasses.replace(settings, preset=str(tmp_path / "longer"), sequence_length=33))
+    assert metrics["sequence_length"] == 33
+    assert keras_albert.AlbertClassifier.from_preset(str(tmp_path / "out" / "preset")).preprocessor.sequence_length == 33
+
+
 def test_the_default_length_is_128_or_a_presets_fewer_positions(settings):
     assert finetune_sequence_length(dataclasses.replace(settings, sequence_length=None)) == 32
     assert finetune_sequence_length(dataclasses.replace(settings, sequence_length=20)) == 20
