@@ -18,7 +18,6 @@ on; `test_readme_data_is_rebuilt_and_not_held_out` rebuilds them.
 
 import ast
 import importlib
-import importlib.util
 import os
 import pathlib
 import re
@@ -30,6 +29,8 @@ import textwrap
 import time
 
 import pytest
+
+from tests.scripts import load_script
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 READMES = [ROOT / "README.md", ROOT / "benchmarks" / "README.md"]
@@ -300,18 +301,11 @@ def test_shell_blocks_run_in_order(tmp_path):
     print("seconds per block (README.md line, seconds):", seconds, "total", sum(s for _, s in seconds))
 
 
-def _load_make_data():
-    spec = importlib.util.spec_from_file_location("make_readme_data", MAKE_DATA)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.large
 def test_readme_data_is_rebuilt_and_not_held_out():
     from keras_albert.datasets.heldout import HeldOutGuard
 
-    files = _load_make_data().readme_data()
+    files = load_script(MAKE_DATA.relative_to(ROOT)).readme_data()
     for name, text in files.items():
         assert (MAKE_DATA.parent / name).read_text(encoding="utf-8") == text, (
             f"examples/data/{name} differs from what make_readme_data.py writes")
