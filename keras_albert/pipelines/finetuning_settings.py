@@ -94,8 +94,8 @@ def finetune_sequence_length(settings):
         return settings.sequence_length
     try:
         directory = local_preset_directory(settings.preset)
-    except FileNotFoundError:
-        directory = None
+    except (FileNotFoundError, TypeError):
+        directory = None  # loading the preset names what is wrong with it
     maximum = preset_max_sequence_length(directory) if directory is not None and directory.is_dir() else None
     return DEFAULT_SEQUENCE_LENGTH if maximum is None else min(DEFAULT_SEQUENCE_LENGTH, maximum)
 

@@ -143,8 +143,8 @@ def check_preset_positions(preset, sequence_length, name="--sequence_length"):
         return
     try:
         directory = local_preset_directory(preset)
-    except FileNotFoundError:
-        return  # loading it says it does not exist
+    except (FileNotFoundError, TypeError):
+        return  # loading it names what is wrong with it
     maximum = None if directory is None or not directory.is_dir() else preset_max_sequence_length(directory)
     if maximum is not None and sequence_length > maximum:
         raise too_long_for_positions(preset, sequence_length, maximum, name)

@@ -249,6 +249,11 @@ def test_the_default_length_is_128_or_a_presets_fewer_positions(settings):
                                                         sequence_length=None)) == 128
     assert finetune_sequence_length(dataclasses.replace(settings, preset="albert_tiny_en",
                                                         sequence_length=None)) == 128
+    # A preset that is no name at all is left to loading, which names it.
+    assert finetune_sequence_length(dataclasses.replace(settings, preset=None, sequence_length=None)) == 128
+    with pytest.raises(ValueError, match=r"`preset` must be a preset name or a directory path \(str\)\. "
+                                         r"Received: preset=None"):
+        run_finetuning(dataclasses.replace(settings, preset=None))
 
 
 def test_pooling_belongs_to_classifier_heads(settings, tmp_path):
