@@ -20,6 +20,9 @@ def parse_student_config(text):
     path = pathlib.Path(text)
     if not text.lstrip().startswith("{") and path.is_file():
         source = path.read_text(encoding="utf-8")
+    elif path.suffix.lower() == ".json" and not path.exists():
+        # A file name, not inline JSON: "Expecting value" would not say so.
+        raise FileNotFoundError(f"`student_config` file {text!r} does not exist (or pass inline JSON).")
     try:
         config = json.loads(source)
     except json.JSONDecodeError as error:

@@ -80,3 +80,12 @@ def test_bad_settings_fail_before_the_teacher_is_loaded(settings, tmp_path, fiel
         run_distillation(bad)
     assert expected in str(error.value)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_student_config_file_that_does_not_exist_is_named(settings, tmp_path):
+    # It was parsed as inline JSON: "Expecting value", no word of a file.
+    bad = dataclasses.replace(settings, output=str(tmp_path / "run"), student_config=str(tmp_path / "student.json"))
+    with pytest.raises(FileNotFoundError, match=r"`student_config` file '.*student\.json' does not exist "
+                                                r"\(or pass inline JSON\)\.$"):
+        run_distillation(bad)
+    assert not (tmp_path / "run").exists()
