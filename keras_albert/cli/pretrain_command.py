@@ -34,6 +34,7 @@ from keras_albert.cli.flag_types import tensorboard
 from keras_albert.pipelines.preset_checks import check_known_presets
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings
 from keras_albert.pipelines.pretraining_settings import check_local_corpus
+from keras_albert.pipelines.pretraining_settings import check_pretraining_numbers
 
 HELP = "pretrain ALBERT on a text corpus and write a preset"
 
@@ -140,6 +141,7 @@ def check_inputs(flag_values):
     check_local_corpus(flag_values.corpus)
     check_local_corpus(flag_values.eval_corpus, "eval_corpus")
     check_known_presets(flag_values.init_preset)
+    check_pretraining_numbers(settings_from_flags(PretrainingSettings, flag_values, tensorboard=tensorboard(flag_values)))
 
 
 def run(flag_values):

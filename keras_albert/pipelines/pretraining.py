@@ -56,6 +56,7 @@ from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.jit_default import pretraining_jit_compile
 from keras_albert.pipelines import pretraining_inputs
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings  # noqa: F401 (re-export)
+from keras_albert.pipelines.pretraining_settings import check_pretraining_numbers
 from keras_albert.pipelines.training_curves import plot_pretraining_curve
 from keras_albert.presets.preset_resolution import bundled_presets
 from keras_albert.presets.preset_resolution import bundled_presets_dir
@@ -536,6 +537,8 @@ def evaluate_heldout(pretrainer, settings, eval_path, batch_size, teacher=None, 
 
 def run_pretraining(settings):
     """Runs (or resumes) the whole pipeline; returns the metrics dict."""
+    # Before the vocabulary and the data: their stages check these too, late.
+    check_pretraining_numbers(settings)
     if settings.objective != "mlm":
         # Imported here: that pipeline builds on this module's stages.
         from keras_albert.pipelines.causal_pretraining import run_causal_pretraining

@@ -3,6 +3,11 @@ the defaults for its flags without importing TensorFlow."""
 
 import dataclasses
 import glob
+import math
+import numbers
+
+# [CLS], two [SEP] and room for both segments (data/pretraining_instances.py).
+MIN_MLM_SEQ_LENGTH = 8
 
 
 @dataclasses.dataclass
@@ -92,3 +97,47 @@ def check_local_corpus(patterns, name="corpus"):
     for pattern in patterns or ():
         if "://" not in pattern and not glob.glob(pattern):
             raise FileNotFoundError(f"`{name}` entry {pattern!r} matches no file.")
+
+
+def _flag(name):
+    # The CLI's spelling: `vocabulary_size` is `--vocab_size` there.
+    return "--vocab_size" if name == "vocabulary_size" else f"--{name}"
+
+
+def _check_positive_ints(settings, names):
+    for name in names:
+        value = getattr(settings, name)
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise ValueError(f"`{_flag(name)}` must be a positive integer. Received: {value!r}")
+
+
+def check_pretraining_numbers(settings):
+    """The numeric settings, checked before TensorFlow is imported and
+    before any vocabulary or data is built: the same rules the data and
+    training stages apply, which once answered only after both (minutes on
+    a real corpus), under their Python names. Messages name the flags."""
+    _check_positive_ints(settings, ("batch_size", "train_steps", "checkpoint_every", "vocabulary_size"))
+    if settings.train_steps % settings.checkpoint_every:
+        raise ValueError(
+            "`--checkpoint_every` must divide `--train_steps` (each checkpoint closes an epoch). "
+            f"Received: --train_steps={settings.train_steps}, --checkpoint_every={settings.checkpoint_every}"
+        )
+    rate = settings.learning_rate
+    if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not math.isfinite(rate) or rate < 0:
+        raise ValueError(f"`--learning_rate` must be a finite number >= 0. Received: {rate!r}")
+    if settings.objective != "mlm":
+        return  # causal_lm: windows of any length; the masked-LM numbers do not apply
+    _check_positive_ints(settings, ("max_seq_length", "max_predictions_per_seq", "dupe_factor"))
+    if settings.max_seq_length < MIN_MLM_SEQ_LENGTH:
+        raise ValueError(
+            f"`--max_seq_length` must be >= {MIN_MLM_SEQ_LENGTH} ([CLS], two [SEP] and room for both "
+            f"segments). Received: {settings.max_seq_length}"
+        )
+    if settings.max_predictions_per_seq > settings.max_seq_length:
+        raise ValueError(
+            "`--max_predictions_per_seq` must be <= `--max_seq_length`. Received: "
+            f"--max_predictions_per_seq={settings.max_predictions_per_seq}, --max_seq_length={settings.max_seq_length}"
+        )
+    prob = settings.masked_lm_prob
+    if isinstance(prob, bool) or not isinstance(prob, numbers.Real) or not 0 <= prob <= 1:
+        raise ValueError(f"`--masked_lm_prob` must be in [0, 1]. Received: {prob!r}")

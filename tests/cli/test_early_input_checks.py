@@ -164,3 +164,29 @@ def test_an_unknown_preset_answers_before_tensorflow_is_imported(tmp_path, argum
     imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
     assert "tensorflow" not in imported and "keras" not in imported
     assert not (tmp_path / "out").exists() and result.stdout == ""
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--train_steps=10"], "error: `--checkpoint_every` must divide `--train_steps` (each checkpoint closes an "
+                           "epoch). Received: --train_steps=10, --checkpoint_every=100"),
+    (["--batch_size=0"], "error: `--batch_size` must be a positive integer. Received: 0"),
+    (["--max_seq_length=6"], "error: `--max_seq_length` must be >= 8 ([CLS], two [SEP] and room for both "
+                             "segments). Received: 6"),
+    (["--max_predictions_per_seq=80", "--max_seq_length=64"],
+     "error: `--max_predictions_per_seq` must be <= `--max_seq_length`. Received: --max_predictions_per_seq=80, "
+     "--max_seq_length=64"),
+    (["--masked_lm_prob=1.5"], "error: `--masked_lm_prob` must be in [0, 1]. Received: 1.5"),
+    (["--learning_rate=-1"], "error: `--learning_rate` must be a finite number >= 0. Received: -1.0"),
+])
+def test_pretrain_numbers_answer_before_tensorflow_and_before_any_data(tmp_path, flags, message):
+    # They were checked by the data and training stages: after the
+    # vocabulary and the instances were built, under Python names.
+    (tmp_path / "c.txt").write_text("The cat sat.\nIt was warm.\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "keras_albert", "pretrain", "--corpus=c.txt",
+                             "--output=out", *flags], capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                            env={"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2
+    assert [line for line in result.stderr.splitlines() if not line.startswith("import time:")] == [message]
+    imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+    assert "tensorflow" not in imported and "keras" not in imported
+    assert not (tmp_path / "out").exists() and result.stdout == ""

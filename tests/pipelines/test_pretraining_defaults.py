@@ -6,6 +6,7 @@ import pytest
 import keras_albert
 from keras_albert.pipelines.pretraining import backbone_config
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings
+from keras_albert.pipelines.pretraining_settings import check_pretraining_numbers
 
 
 def test_defaults_are_the_bundled_tiny_shape():
@@ -27,3 +28,23 @@ def test_a_bundled_shape_takes_the_runs_positions_and_vocabulary():
 def test_an_unknown_config_names_what_is_accepted():
     with pytest.raises(ValueError, match=r"a bundled preset's name \(\[.*'albert_tiny_en'"):
         backbone_config("albert_teeny", 500, 128)
+
+
+@pytest.mark.parametrize("objective", ["mlm", "causal_lm"])
+def test_bad_numbers_fail_before_anything_is_written(tmp_path, objective):
+    from keras_albert.pipelines.pretraining import run_pretraining
+
+    (tmp_path / "c.txt").write_text("The cat sat.\nIt was warm.\n", encoding="utf-8")
+    settings = PretrainingSettings(corpus=[str(tmp_path / "c.txt")], output=str(tmp_path / "run"),
+                                   objective=objective, train_steps=150)
+    with pytest.raises(ValueError, match=r"`--checkpoint_every` must divide `--train_steps`.*--train_steps=150, "
+                                         r"--checkpoint_every=100$"):
+        run_pretraining(settings)
+    assert not (tmp_path / "run").exists()
+    # The masked-LM numbers bind the masked-LM objective only.
+    odd = dict(max_seq_length=4, max_predictions_per_seq=20, train_steps=100)
+    if objective == "mlm":
+        with pytest.raises(ValueError, match=r"`--max_seq_length` must be >= 8"):
+            check_pretraining_numbers(PretrainingSettings(corpus=[], output="o", objective=objective, **odd))
+    else:
+        check_pretraining_numbers(PretrainingSettings(corpus=[], output="o", objective=objective, **odd))
