@@ -10,6 +10,7 @@ from keras_albert.presets.official_presets import PRESET_ALIASES
 from keras_albert.presets.preset_kind import check_preset_known
 from keras_albert.presets.preset_kind import check_preset_positions
 from keras_albert.presets.preset_kind import local_preset_directory
+from keras_albert.presets.preset_kind import local_preset_or_none
 from keras_albert.presets.preset_kind import preset_max_sequence_length
 from keras_albert.presets.preset_kind import task_class_name
 
@@ -92,11 +93,8 @@ def finetune_sequence_length(settings):
     once loaded; Google's have 512)."""
     if settings.sequence_length is not None:
         return settings.sequence_length
-    try:
-        directory = local_preset_directory(settings.preset)
-    except (FileNotFoundError, TypeError):
-        directory = None  # loading the preset names what is wrong with it
-    maximum = preset_max_sequence_length(directory) if directory is not None and directory.is_dir() else None
+    directory = local_preset_or_none(settings.preset)
+    maximum = None if directory is None else preset_max_sequence_length(directory)
     return DEFAULT_SEQUENCE_LENGTH if maximum is None else min(DEFAULT_SEQUENCE_LENGTH, maximum)
 
 

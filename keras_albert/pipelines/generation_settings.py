@@ -5,7 +5,7 @@ inputs before TensorFlow is imported."""
 import dataclasses
 
 from keras_albert.presets.preset_kind import check_preset_known
-from keras_albert.presets.preset_kind import local_preset_directory
+from keras_albert.presets.preset_kind import local_preset_or_none
 from keras_albert.presets.preset_kind import preset_backbone_config
 from keras_albert.presets.preset_kind import task_class_name
 from keras_albert.utils.validation import check_choice
@@ -87,12 +87,9 @@ def _check_causal_preset(preset):
     """A local or bundled preset that is a bidirectional encoder is refused
     from its config.json, before Keras is imported (a downloaded one is
     refused once loaded, by AlbertCausalLM)."""
-    try:
-        directory = local_preset_directory(preset)
-    except (FileNotFoundError, TypeError):
+    directory = local_preset_or_none(preset)
+    if directory is None:
         return  # resolving it names the problem
-    if directory is None or not directory.is_dir():
-        return
     if preset_backbone_config(directory).get("causal") is False:
         task = task_class_name(directory)
         holds = f"holds {task}, " if task else ""

@@ -74,6 +74,16 @@ def local_preset_directory(preset):
     raise FileNotFoundError(preset)
 
 
+def local_preset_or_none(preset):
+    """The directory of a local or bundled preset, or None for one that is
+    only downloaded, unknown, or no name at all (loading names those)."""
+    try:
+        directory = local_preset_directory(preset)
+    except (FileNotFoundError, TypeError):
+        return None
+    return directory if directory is not None and directory.is_dir() else None
+
+
 def check_preset_known(preset):
     """Refuses, before Keras is imported, a preset that is no local
     directory, bundled name, official name or hub handle: a typo answers in
@@ -141,10 +151,7 @@ def check_preset_positions(preset, sequence_length, name="--sequence_length"):
     Presets that are only downloaded are checked once loaded."""
     if sequence_length is None or not preset:
         return
-    try:
-        directory = local_preset_directory(preset)
-    except (FileNotFoundError, TypeError):
-        return  # loading it names what is wrong with it
-    maximum = None if directory is None or not directory.is_dir() else preset_max_sequence_length(directory)
+    directory = local_preset_or_none(preset)
+    maximum = None if directory is None else preset_max_sequence_length(directory)
     if maximum is not None and sequence_length > maximum:
         raise too_long_for_positions(preset, sequence_length, maximum, name)
