@@ -28,13 +28,16 @@ class TimeBudget(keras.callbacks.Callback):
             reserve sized for a CPU left a minute of a 5-minute run idle).
         margin_seconds: float >= 0, added to the measured validation pass
             for writing the preset and the curve.
-        start: a `time.monotonic()` reading the budget counts from (the
-            start of the command, so data preparation counts too).
+        start: a `clock()` reading the budget counts from (the start of
+            the command, so data preparation counts too).
+        clock: a function returning seconds, `time.monotonic` by default;
+            tests pass a simulated clock so the decision does not depend on
+            how loaded the machine is.
 
     After `fit`, `stopped_early` says whether the budget ended it.
     """
 
-    def __init__(self, budget_seconds, reserve_seconds=0.0, start=None, margin_seconds=20.0):
+    def __init__(self, budget_seconds, reserve_seconds=0.0, start=None, margin_seconds=20.0, clock=time.monotonic):
         super().__init__()
         check_finite_number("budget_seconds", budget_seconds, strictly_greater=True)
         check_finite_number("reserve_seconds", reserve_seconds)
@@ -42,7 +45,8 @@ class TimeBudget(keras.callbacks.Callback):
         self.budget_seconds = float(budget_seconds)
         self.reserve_seconds = float(reserve_seconds)
         self.margin_seconds = float(margin_seconds)
-        self.start = time.monotonic() if start is None else start
+        self.clock = clock
+        self.start = clock() if start is None else start
         self.stopped_early = False
         self._epoch_seconds = []
         self._validation_seconds = None
@@ -55,19 +59,19 @@ class TimeBudget(keras.callbacks.Callback):
         return min(self.reserve_seconds, self._validation_seconds + self.margin_seconds)
 
     def remaining(self):
-        return self.budget_seconds - self.reserve() - (time.monotonic() - self.start)
+        return self.budget_seconds - self.reserve() - (self.clock() - self.start)
 
     def on_test_begin(self, logs=None):
-        self._test_start = time.monotonic()
+        self._test_start = self.clock()
 
     def on_test_end(self, logs=None):
-        self._validation_seconds = time.monotonic() - self._test_start
+        self._validation_seconds = self.clock() - self._test_start
 
     def on_epoch_begin(self, epoch, logs=None):
-        self._epoch_start = time.monotonic()
+        self._epoch_start = self.clock()
 
     def on_epoch_end(self, epoch, logs=None):
-        self._epoch_seconds.append(time.monotonic() - self._epoch_start)
+        self._epoch_seconds.append(self.clock() - self._epoch_start)
         # The first epoch also compiled; later ones show the steady pace.
         recent = self._epoch_seconds[1:] or self._epoch_seconds
         if max(recent[-3:]) > self.remaining():
