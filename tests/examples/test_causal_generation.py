@@ -1,6 +1,6 @@
-"""examples/causal_generation.py trains a small causal ALBERT, lowers its
-held-out loss, decodes the same tokens with and without the cache, and
-saves a preset the generate command reads."""
+"""examples/causal_generation.py, run from README.md's block, trains a small
+causal ALBERT, lowers its held-out loss, decodes the same tokens with and
+without the cache, and saves a preset the generate command reads."""
 
 import os
 import pathlib
@@ -9,6 +9,9 @@ import subprocess
 import sys
 
 import pytest
+
+from tests.test_readme_blocks import readme_shell_block
+from tests.test_readme_blocks import run_block
 
 pytestmark = pytest.mark.large
 
@@ -23,11 +26,12 @@ def run(*arguments):
     )
 
 
-def test_trains_generates_and_saves_a_preset(tmp_path):
-    preset = tmp_path / "preset"
-    result = run("--steps", "30", "--max_length", "16", "--save_preset", str(preset))
-    assert result.returncode == 0, result.stderr[-3000:]
-    out = result.stdout
+def test_the_readmes_block_trains_generates_and_saves_a_preset(tmp_path):
+    # README.md's block as pasted, on 30 training steps: the script, then
+    # `generate` with a sampler on the preset it saved.
+    line, code = readme_shell_block("examples/causal_generation.py")
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    out = run_block(line, code, tmp_path).stdout
     before, after = map(float, re.search(r"before ([\d.]+) after ([\d.]+)", out).groups())
     assert before == pytest.approx(8.987, abs=0.05)  # ln(8000): uniform over the vocabulary
     assert after < before - 1.0
@@ -35,10 +39,15 @@ def test_trains_generates_and_saves_a_preset(tmp_path):
     greedy = [line[len("greedy: "):] for line in out.splitlines() if line.startswith("greedy: ")]
     assert [text.split(" ")[0] for text in greedy] == ["it", "mr.", "elizabeth"]
     assert len([line for line in out.splitlines() if line.startswith(("TopKSampler: ", "TopPSampler: "))]) == 6
+    # The README's two prompts, one continuation each.
+    sampled = out[out.index("saved the preset in"):].splitlines()[1:]
+    assert len(sampled) == 2 and all(text.strip() for text in sampled), sampled
 
+    # Greedy from the command line decodes what the script's greedy did.
+    preset = tmp_path / "runs" / "causal_preset"
     generated = subprocess.run(
         [sys.executable, "-m", "keras_albert", "generate", f"--preset={preset}", "--prompt=mr. darcy",
-         "--max_length=16"],
+         "--max_length=24"],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )
     assert generated.returncode == 0, generated.stderr[-3000:]
