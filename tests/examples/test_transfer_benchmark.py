@@ -70,10 +70,12 @@ def test_small_suite_then_resume_keeps_finished_rows(tmp_path, capsys):
     assert margin["seeds"] == 2
     assert first["command"].startswith("python benchmarks/transfer.py --tasks fortunes")
 
-    benchmark.main(common + ["--models", "majority", "finetuned", "random_head", "scratch", "--resume"])
+    # (The scratch row runs the same recipe as random_head, on the model
+    # test_scratch_is_the_presets_architecture_with_new_weights checks.)
+    benchmark.main(common + ["--models", "majority", "finetuned", "random_head", "--resume"])
     second = json.loads(output.read_text())
     rows = second["tasks"]["fortunes"]["runs"]["0"]
-    assert set(rows) == {"majority", "tfidf", "probe", "finetuned", "random_head", "scratch"}
+    assert set(rows) == {"majority", "tfidf", "probe", "finetuned", "random_head"}
     # The same recipe without its warm start: the probe is never kept there.
     assert rows["random_head"]["kept_head_warm_start"] is False
     without = [second["tasks"]["fortunes"]["runs"][s]["random_head"]["accuracy"] for s in ("0", "1")]
@@ -116,6 +118,22 @@ def test_tasks_load_with_the_seed_and_refuse_what_is_missing(tmp_path):
     from keras_albert import datasets
 
     assert supersense.test_texts == datasets.load_supersense("test", pos="n")[0]
+
+
+def test_scratch_is_the_presets_architecture_with_new_weights(tmp_path):
+    benchmark = load_benchmark()
+    import transfer_tasks
+
+    write_task(tmp_path, "fortunes")
+    task = transfer_tasks.load_task("fortunes", 20, seed=0, directory=tmp_path)
+    pretrained = benchmark.albert_classifier("albert_tiny_en", task)
+    scratch = benchmark.albert_classifier("albert_tiny_en", task, from_scratch=True)
+    assert scratch.backbone.get_config() == pretrained.backbone.get_config()
+    assert scratch.num_classes == pretrained.num_classes == 3
+    for new, kept in zip(scratch.backbone.weights, pretrained.backbone.weights):
+        # Fresh weights everywhere but the layer norms' ones and zeros.
+        if not np.all(np.isin(kept.numpy(), (0.0, 1.0))):
+            assert not np.allclose(new.numpy(), kept.numpy()), new.path
 
 
 def test_the_printed_table_keeps_its_columns_for_long_model_names(capsys):
