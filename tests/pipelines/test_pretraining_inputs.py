@@ -1,8 +1,11 @@
 """The pretraining input streams on both record formats: dynamic masking
-draws its random replacements from the model's vocabulary (the tokenizer's,
+draws new masks (the end-to-end resume after a kill with them:
+tests/backends/test_pretrain_without_tensorflow.py's teacher test), and
+its random replacements from the model's vocabulary (the tokenizer's,
 which `--init_preset` fixes), not from `--vocab_size`."""
 
 import itertools
+import pathlib
 
 import numpy as np
 import pytest
@@ -49,3 +52,42 @@ def test_dynamic_masking_replaces_with_ids_of_the_given_vocabulary(
         replaced += (real & (ids != 4) & (ids != np.asarray(y["mlm"]))).sum()
     # About 1 in 10 predictions is a random id: enough to have drawn big ids.
     assert replaced > 200
+
+
+@pytest.mark.parametrize("tfrecords", [True, False], ids=["tfrecords", "numpy"])
+def test_dynamic_masking_changes_the_stored_masks_and_repeats_by_seed(
+    sentencepiece_proto, tmp_path, monkeypatch, tfrecords
+):
+    if tfrecords:
+        pytest.importorskip("tensorflow")
+    monkeypatch.setattr(pretraining_inputs, "uses_tfrecords", lambda: tfrecords)
+    texts = synthetic_sentences(400, seed=6)
+    instances = create_pretraining_instances(
+        [texts[i : i + 10] for i in range(0, len(texts), 10)], sentencepiece_proto,
+        max_seq_length=64, max_predictions_per_seq=10, seed=2,
+    )
+
+    def first_batches(dynamic_masking, seed=4):
+        settings = PretrainingSettings(
+            corpus=["unused"], output=str(tmp_path), vocabulary_size=30000, max_seq_length=64,
+            max_predictions_per_seq=10, num_shards=1, dynamic_masking=dynamic_masking, batch_size=8,
+            seed=seed, shuffle_buffer_size=1,
+        )
+        paths = pretraining_inputs.train_paths(settings, tmp_path)
+        if not all(pathlib.Path(path).exists() for path in paths):
+            pretraining_inputs.write_instances(instances, paths)
+        stream = pretraining_inputs.train_stream(
+            settings, paths, 1, pretraining_batch, lambda dataset, skip: dataset,
+            vocabulary_size=VOCABULARY,
+        )(0)
+        if tfrecords:
+            stream = stream.as_numpy_iterator()
+        return [(np.asarray(x["mask_positions"]), np.asarray(x["segment_ids"]), np.asarray(x["padding_mask"]))
+                for x, _, _ in itertools.islice(stream, 3)]
+
+    stored, dynamic = first_batches(False), first_batches(True)
+    # The same instances in the same order (segments, lengths): only the masks differ.
+    for (_, *layout), (_, *same_layout) in zip(stored, dynamic):
+        assert all(np.array_equal(a, b) for a, b in zip(layout, same_layout))
+    assert any(not np.array_equal(a[0], b[0]) for a, b in zip(stored, dynamic))
+    assert all(np.array_equal(a[0], b[0]) for a, b in zip(dynamic, first_batches(True)))
