@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -102,13 +103,29 @@ def classifier_preset(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def finished(classifier_preset, tmp_path_factory):
+    """A finished write of each kind, made once: copied where a killed
+    write is to replace it."""
+    root = tmp_path_factory.mktemp("finished")
+    made = {}
+
+    def copy(operation, target):
+        if operation not in made:
+            made[operation] = root / operation
+            _run_to_the_end(operation, made[operation], classifier_preset)
+        shutil.copytree(made[operation], target)
+
+    return copy
+
+
 @pytest.mark.large
 @pytest.mark.parametrize("point", ["staged", "before_cleanup"])
-def test_killed_export(tmp_path, classifier_preset, point):
+def test_killed_export(tmp_path, classifier_preset, finished, point):
     import tensorflow as tf
 
     target = tmp_path / "serving"
-    _run_to_the_end("export", target, classifier_preset)
+    finished("export", target)
     before = _digest(target)
     _run_until_paused("export", point, target, classifier_preset)
     if point == "staged":
@@ -121,11 +138,11 @@ def test_killed_export(tmp_path, classifier_preset, point):
 
 @pytest.mark.large
 @pytest.mark.parametrize("point", ["exchange", "before_cleanup"])
-def test_killed_conversion(tmp_path, classifier_preset, point):
+def test_killed_conversion(tmp_path, classifier_preset, finished, point):
     from keras_albert.convert.huggingface import read_hf_state
 
     target = tmp_path / "hf"
-    _run_to_the_end("convert", target, classifier_preset)
+    finished("convert", target)
     before = _digest(target)
     _run_until_paused("convert", point, target, classifier_preset)
     if point == "exchange":
