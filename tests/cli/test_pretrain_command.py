@@ -176,16 +176,20 @@ def test_run_that_failed_on_its_corpus_does_not_bind_the_next(tmp_path, capsys):
 
 
 @pytest.mark.large
-@pytest.mark.parametrize("stage", ["vocabulary", "data", "preset"])
-def test_kill_inside_a_file_operation_then_rerun_cleans_up(tmp_path, stage):
+def test_kill_inside_each_file_operation_then_rerun_cleans_up(tmp_path):
+    # Killed inside the vocabulary's, then the data's, then the preset's
+    # write: each run finds what the kill before it left half-written.
     corpus = _write_corpus(tmp_path / "corpus.txt", documents=8)
     output = tmp_path / "run"
     arguments = _arguments(corpus, output, train_steps=4, checkpoint_every=4)
-    killed = _run(arguments, script=KILLER, KILL_AT_STAGE=stage)
-    assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
-    assert not (output / "preset").exists()
-    leftovers = [p.name for p in output.rglob("*") if ".partial." in p.name or ".tmp-" in p.name]
-    assert leftovers, "the kill left nothing half-written: it did not hit a file operation"
+    # What each stage leaves half-written; the previous kill's is gone.
+    for stage, written in (("vocabulary", ".vocabulary.spm."), ("data", ".tfrecord."), ("preset", ".preset.")):
+        killed = _run(arguments, script=KILLER, KILL_AT_STAGE=stage)
+        assert killed.returncode == -signal.SIGKILL, (stage, killed.stderr[-3000:])
+        assert not (output / "preset").exists()
+        leftovers = [p.name for p in output.rglob("*") if ".partial." in p.name or ".tmp-" in p.name]
+        assert leftovers, f"the kill left nothing half-written: it did not hit the {stage} file operation"
+        assert all(written in name for name in leftovers), (stage, leftovers)
     rerun = _run(arguments)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert keras_albert.AlbertPretrainer.from_preset(str(output / "preset"))
