@@ -40,6 +40,8 @@ from keras_albert.export.tflite_export import write_atomically
 from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.models.preprocessor_inputs import padded_to
 from keras_albert.serving.serving_signature import logit_outputs
+from keras_albert.utils.native_notices import TFLITE_NOTICES
+from keras_albert.utils.native_notices import notices_held_back
 from keras_albert.utils.progress import logged_step
 
 _logger = logging.getLogger(__name__)
@@ -319,11 +321,10 @@ def export_raw_string_tflite(
     ):
         content = convert_raw_string(task, sequence_length, quantize, pair, batch_size, calibration)
     with logged_step(_logger, f"Checking the TFLite model against Keras on {len(check_texts)} texts"):
+        with notices_held_back(TFLITE_NOTICES):
+            tflite_outputs = run_raw_string_tflite(content, check_texts, pairs)
         report = compare_outputs(
-            run_raw_string_tflite(content, check_texts, pairs),
-            _keras_outputs(task, check_texts, pairs, sequence_length),
-            quantize,
-        )
+            tflite_outputs, _keras_outputs(task, check_texts, pairs, sequence_length), quantize)
     with logged_step(_logger, f"Writing {str(path)!r}"):
         write_atomically(path, content, overwrite)
     report.update(
