@@ -88,7 +88,10 @@ def require_tensorflow(feature, backend_too=True):
             f"{feature} needs KERAS_BACKEND=tensorflow; this process runs "
             f"KERAS_BACKEND={backend}. Presets saved here load there unchanged."
         )
-    return importlib.import_module("tensorflow")
+    # Imported already, it is taken from sys.modules: callers run inside
+    # tf.function traces, where AutoGraph warned that it could not convert
+    # importlib's `_gcd_import` (three lines on stderr in `export --format=tfhub`).
+    return sys.modules.get("tensorflow") or importlib.import_module("tensorflow")
 
 
 def is_tf_dataset(value):
