@@ -11,9 +11,12 @@ must exist and take the values written.
 The large `test_shell_blocks_run_in_order` runs every shell block of
 README.md as pasted (long trainings shortened, as `SHELL_REPLACEMENTS`
 says), in order, in one temporary directory holding a copy of
-`examples/`: each must exit with status 0 and write what its
-``--output``/``--dst`` flags name. `examples/data/` holds the files they run
-on; `test_readme_data_is_rebuilt_and_not_held_out` rebuilds them.
+`examples/`, in the user's environment: each must exit with status 0,
+write what its ``--output``/``--dst`` flags name and write nothing on
+stderr but progress lines. The blocks of two example scripts are run by
+their own tests instead (`RUN_BY_THEIR_TESTS`). `examples/data/` holds the
+files they run on; `test_readme_data_is_rebuilt_and_not_held_out` rebuilds
+them.
 """
 
 import ast
@@ -225,6 +228,9 @@ RUN_BY_THEIR_TESTS = {
     "examples/causal_generation.py": "tests/examples/test_causal_generation.py",
     "examples/other_backends.py": "tests/examples/test_other_backends.py",
 }
+# A progress line ("[HH:MM:SS] ..."): commands that write their results to
+# stdout (predict) show progress on stderr; nothing else goes there.
+PROGRESS = re.compile(r"\[\d\d:\d\d:\d\d\] .*")
 # Flags that name what a command writes.
 WRITES = re.compile(r"(?:^|\s)--(?:output|dst)[= ](\S+)")
 
@@ -264,7 +270,8 @@ def run_block(line, code, directory, timeout=BLOCK_TIMEOUT_SECONDS, python_path=
     """Runs one block with bash in `directory`, with `python_path` before
     the repository on PYTHONPATH; fails naming the block, its status and
     stderr. Returns the finished process (its stdout)."""
-    environment = dict(os.environ)
+    # The user's environment: no TF_CPP_MIN_LOG_LEVEL (this suite sets one).
+    environment = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
     # `python` is this interpreter, as in the virtual environment `make` builds.
     environment["PATH"] = f"{pathlib.Path(sys.executable).parent}{os.pathsep}{environment['PATH']}"
     environment["PYTHONPATH"] = os.pathsep.join([*map(str, python_path), str(ROOT)])
@@ -317,14 +324,19 @@ def test_shell_blocks_run_in_order(tmp_path):
     """Every shell block of README.md as pasted, from a copy of what it reads."""
     shutil.copytree(ROOT / "examples", tmp_path / "examples",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    seconds = []
+    seconds, noise = [], {}
     for line, code in runnable_blocks():
         if any(script in code for script in RUN_BY_THEIR_TESTS):
             continue
         started = time.monotonic()
-        run_block(line, shortened(code, SHELL_REPLACEMENTS), tmp_path)
+        result = run_block(line, shortened(code, SHELL_REPLACEMENTS), tmp_path)
         seconds.append((line, round(time.monotonic() - started)))
+        unexpected = [text for text in result.stderr.splitlines() if not PROGRESS.fullmatch(text)]
+        if unexpected:
+            noise[f"README.md:{line}"] = unexpected
     print("seconds per block (README.md line, seconds):", seconds, "total", sum(s for _, s in seconds))
+    # What a user sees: nothing on stderr but progress lines.
+    assert noise == {}
 
 
 @pytest.mark.large
