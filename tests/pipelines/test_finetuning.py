@@ -75,7 +75,10 @@ def _written_here(logs=True):
 
 @pytest.mark.large
 def test_run_finetuning_returns_metrics_and_writes_its_outputs(settings, tmp_path, capsys):
+    # The default length: 128 cut to the preset's 32 positions, recorded as used.
+    settings = dataclasses.replace(settings, sequence_length=None)
     metrics = run_finetuning(settings)
+    assert metrics["sequence_length"] == 32 and metrics["settings"]["sequence_length"] is None
     output = tmp_path / "out"
     assert metrics == json.loads((output / "metrics.json").read_text())
     assert metrics["labels"] == ["pet", "wild"]
@@ -226,9 +229,6 @@ def test_lengths_past_the_presets_positions_are_refused_before_and_after_loading
     with pytest.raises(ValueError, match=message):
         run_finetuning(longer)
     assert not (tmp_path / "out" / "preset").exists() and not (tmp_path / "out" / "metrics.json").exists()
-    # The default is 128 cut to the preset's positions, recorded as used.
-    metrics = run_finetuning(dataclasses.replace(settings, sequence_length=None))
-    assert metrics["sequence_length"] == 32 and metrics["settings"]["sequence_length"] is None
 
 
 def test_the_refusals_advice_makes_a_preset_that_takes_the_length(settings, tmp_path):
