@@ -19,31 +19,44 @@ from tests.conftest import synthetic_sentences
 VOCABULARY = 80
 
 
-@pytest.mark.parametrize("tfrecords", [True, False], ids=["tfrecords", "numpy"])
-def test_dynamic_masking_replaces_with_ids_of_the_given_vocabulary(
-    sentencepiece_proto, tmp_path, monkeypatch, tfrecords
-):
-    if tfrecords:
+@pytest.fixture(params=[True, False], ids=["tfrecords", "numpy"])
+def tfrecords(request, monkeypatch):
+    """Both record formats: TFRecords (TensorFlow's) and NumPy arrays."""
+    if request.param:
         pytest.importorskip("tensorflow")
-    monkeypatch.setattr(pretraining_inputs, "uses_tfrecords", lambda: tfrecords)
-    texts = synthetic_sentences(1200, seed=6)
-    instances = create_pretraining_instances(
-        [texts[i : i + 10] for i in range(0, len(texts), 10)], sentencepiece_proto,
+    monkeypatch.setattr(pretraining_inputs, "uses_tfrecords", lambda: request.param)
+    return request.param
+
+
+def _instances(proto, sentences):
+    texts = synthetic_sentences(sentences, seed=6)
+    return create_pretraining_instances(
+        [texts[i : i + 10] for i in range(0, len(texts), 10)], proto,
         max_seq_length=64, max_predictions_per_seq=10, seed=2,
     )
-    settings = PretrainingSettings(
-        corpus=["unused"], output=str(tmp_path), vocabulary_size=30000, max_seq_length=64,
-        max_predictions_per_seq=10, num_shards=1, dynamic_masking=True, batch_size=16,
-        seed=4, shuffle_buffer_size=100,
-    )
-    paths = pretraining_inputs.train_paths(settings, tmp_path)
-    pretraining_inputs.write_instances(instances, paths)
+
+
+def _stream(instances, directory, tfrecords, **overrides):
+    """Batches of `instances` written once to `directory` and read back
+    with the settings' masking, as pretraining reads them."""
+    settings = PretrainingSettings(**{
+        **dict(corpus=["unused"], output=str(directory), vocabulary_size=30000, max_seq_length=64,
+               max_predictions_per_seq=10, num_shards=1, dynamic_masking=True, batch_size=16,
+               seed=4, shuffle_buffer_size=100),
+        **overrides,
+    })
+    paths = pretraining_inputs.train_paths(settings, directory)
+    if not all(pathlib.Path(path).exists() for path in paths):
+        pretraining_inputs.write_instances(instances, paths)
     stream = pretraining_inputs.train_stream(
         settings, paths, 1, pretraining_batch, lambda dataset, skip: dataset,
         vocabulary_size=VOCABULARY,
     )(0)
-    if tfrecords:
-        stream = stream.as_numpy_iterator()
+    return stream.as_numpy_iterator() if tfrecords else stream
+
+
+def test_dynamic_masking_replaces_with_ids_of_the_given_vocabulary(sentencepiece_proto, tmp_path, tfrecords):
+    stream = _stream(_instances(sentencepiece_proto, 1200), tmp_path, tfrecords)
     replaced = 0
     for x, y, weights in itertools.islice(stream, 40):
         real = np.asarray(weights["mlm"]) > 0
@@ -54,34 +67,12 @@ def test_dynamic_masking_replaces_with_ids_of_the_given_vocabulary(
     assert replaced > 200
 
 
-@pytest.mark.parametrize("tfrecords", [True, False], ids=["tfrecords", "numpy"])
-def test_dynamic_masking_changes_the_stored_masks_and_repeats_by_seed(
-    sentencepiece_proto, tmp_path, monkeypatch, tfrecords
-):
-    if tfrecords:
-        pytest.importorskip("tensorflow")
-    monkeypatch.setattr(pretraining_inputs, "uses_tfrecords", lambda: tfrecords)
-    texts = synthetic_sentences(400, seed=6)
-    instances = create_pretraining_instances(
-        [texts[i : i + 10] for i in range(0, len(texts), 10)], sentencepiece_proto,
-        max_seq_length=64, max_predictions_per_seq=10, seed=2,
-    )
+def test_dynamic_masking_changes_the_stored_masks_and_repeats_by_seed(sentencepiece_proto, tmp_path, tfrecords):
+    instances = _instances(sentencepiece_proto, 400)
 
-    def first_batches(dynamic_masking, seed=4):
-        settings = PretrainingSettings(
-            corpus=["unused"], output=str(tmp_path), vocabulary_size=30000, max_seq_length=64,
-            max_predictions_per_seq=10, num_shards=1, dynamic_masking=dynamic_masking, batch_size=8,
-            seed=seed, shuffle_buffer_size=1,
-        )
-        paths = pretraining_inputs.train_paths(settings, tmp_path)
-        if not all(pathlib.Path(path).exists() for path in paths):
-            pretraining_inputs.write_instances(instances, paths)
-        stream = pretraining_inputs.train_stream(
-            settings, paths, 1, pretraining_batch, lambda dataset, skip: dataset,
-            vocabulary_size=VOCABULARY,
-        )(0)
-        if tfrecords:
-            stream = stream.as_numpy_iterator()
+    def first_batches(dynamic_masking):
+        stream = _stream(instances, tmp_path, tfrecords, dynamic_masking=dynamic_masking, batch_size=8,
+                         shuffle_buffer_size=1)
         return [(np.asarray(x["mask_positions"]), np.asarray(x["segment_ids"]), np.asarray(x["padding_mask"]))
                 for x, _, _ in itertools.islice(stream, 3)]
 
