@@ -29,6 +29,16 @@ DEFAULT_CALIBRATION_GLOSSES = 200
 DEFAULT_CALIBRATION_SENTENCES = 100
 DEFAULT_HELD_OUT_GLOSSES = 200
 _SEED = 0
+# How messages name the two inputs and how to get their defaults: the
+# Python arguments here; the export command passes its flags.
+ARGUMENT_NAMES = {
+    "representative_texts": ("`representative_texts`", "representative_texts=None"),
+    "check_texts": ("`check_texts`", "check_texts=None"),
+}
+FLAG_NAMES = {
+    "representative_texts": ("`--calibration_texts`", "leave --calibration_texts out"),
+    "check_texts": ("`--texts`", "leave --texts out"),
+}
 
 
 def _seeded_sample(texts, count):
@@ -76,7 +86,7 @@ def _texts(name, texts):
     return texts
 
 
-def calibration_and_check_texts(representative_texts=None, check_texts=None):
+def calibration_and_check_texts(representative_texts=None, check_texts=None, names=None):
     """Calibration texts and the held-out check texts for full int8.
 
     Args:
@@ -86,6 +96,8 @@ def calibration_and_check_texts(representative_texts=None, check_texts=None):
         check_texts: texts to measure agreement on; those among the
             calibration texts are dropped, and at least `MIN_CHECK_TEXTS`
             must remain. None for `default_check_texts()`.
+        names: how messages name the two (`ARGUMENT_NAMES`, the default,
+            or `FLAG_NAMES`).
 
     Returns:
         `(calibration, held_out, excluded)`: two lists of strings and the
@@ -95,6 +107,8 @@ def calibration_and_check_texts(representative_texts=None, check_texts=None):
         ValueError: before any conversion, naming the argument, the count
             given and the minimum.
     """
+    (calibration_name, calibration_default), (check_name, check_default) = (
+        (names or ARGUMENT_NAMES)[key] for key in ("representative_texts", "check_texts"))
     if representative_texts is None:
         calibration = default_calibration_texts()
     else:
@@ -102,12 +116,11 @@ def calibration_and_check_texts(representative_texts=None, check_texts=None):
         distinct = {_normalized(t) for t in calibration} - {""}
         if len(distinct) < MIN_CALIBRATION_TEXTS:
             raise ValueError(
-                f"`representative_texts` holds {len(calibration)} texts "
+                f"{calibration_name} holds {len(calibration)} texts "
                 f"({len(distinct)} distinct and non-empty); full int8 calibrates on "
                 f"at least {MIN_CALIBRATION_TEXTS} distinct texts (a few hundred like "
-                "those the model will see are best). Pass "
-                "more, or representative_texts=None for the bundled sample of "
-                f"{DEFAULT_CALIBRATION_GLOSSES + DEFAULT_CALIBRATION_SENTENCES} "
+                f"those the model will see are best). Pass more, or {calibration_default} "
+                f"for the bundled sample of {DEFAULT_CALIBRATION_GLOSSES + DEFAULT_CALIBRATION_SENTENCES} "
                 "English texts."
             )
     given = default_check_texts() if check_texts is None else _texts("check_texts", check_texts)
@@ -115,11 +128,11 @@ def calibration_and_check_texts(representative_texts=None, check_texts=None):
     held_out = [t for t in given if _normalized(t) not in calibrated]
     if len(held_out) < MIN_CHECK_TEXTS:
         raise ValueError(
-            f"`check_texts` holds {len(held_out)} texts that are not calibration "
+            f"{check_name} holds {len(held_out)} texts that are not calibration "
             f"texts ({len(given)} given, {len(given) - len(held_out)} of them "
-            f"also in `representative_texts`); full int8 agreement is measured "
+            f"also in {calibration_name}); full int8 agreement is measured "
             f"on at least {MIN_CHECK_TEXTS} held-out texts. Pass more texts the "
-            "model was not calibrated on, or check_texts=None for the bundled "
+            f"model was not calibrated on, or {check_default} for the bundled "
             f"{DEFAULT_HELD_OUT_GLOSSES} held-out glosses."
         )
     return calibration, held_out, len(given) - len(held_out)

@@ -79,6 +79,8 @@ def run_export(preset, fmt, output, quantize="none", sequence_length=None, pair=
     from keras_albert.convert.converted_preset import load_preset_model
     from keras_albert.convert.converted_preset import preset_vocabulary
     from keras_albert.convert.converted_preset import task_config
+    from keras_albert.export.int8_calibration import FLAG_NAMES
+    from keras_albert.export.int8_calibration import calibration_and_check_texts
     from keras_albert.export.raw_string_tflite import export_raw_string_tflite
     from keras_albert.export.serving_saved_model import export_serving_saved_model
     from keras_albert.export.task_loading import load_task
@@ -92,6 +94,9 @@ def run_export(preset, fmt, output, quantize="none", sequence_length=None, pair=
     # never used for calibration); other modes on a few short sentences.
     if texts is None and quantize != "int8":
         texts = list(CHECK_TEXTS)
+    if quantize == "int8":
+        # Too few texts are named by their flags, before anything is loaded.
+        calibration_and_check_texts(calibration_texts, texts, names=FLAG_NAMES)
     # The output is judged before the preset is loaded and converted.
     _check_output(fmt, output, overwrite)
     preset = resolve_preset(name)

@@ -103,6 +103,24 @@ def test_bad_inputs_exit_2(tmp_path, task_preset, capsys):
     assert not (tmp_path / "o").exists() and not (tmp_path / "o.tflite").exists()
 
 
+def test_too_few_int8_texts_are_named_by_their_flags(tmp_path, task_preset, capsys):
+    path, _ = task_preset
+    (tmp_path / "six.txt").write_text("".join(f"text number {i}\n" for i in range(6)))
+    # Without TensorFlow, what only the export finds is that it is needed.
+    past_flags = (lambda message: message) if tensorflow_available() else (lambda message: NO_TENSORFLOW)
+    for flag, message in (
+        ("--texts", "`--texts` holds 6 texts that are not calibration texts"),
+        ("--calibration_texts", "`--calibration_texts` holds 6 texts"),
+    ):
+        assert main(["export", f"--preset={path}", "--format=tflite", "--quantize=int8",
+                     f"{flag}={tmp_path / 'six.txt'}", f"--output={tmp_path / 'o.tflite'}"]) == 2
+        error = capsys.readouterr().err
+        assert past_flags(message) in error
+        if tensorflow_available():
+            assert f"leave {flag} out" in error and "_texts=None" not in error
+    assert not (tmp_path / "o.tflite").exists()
+
+
 @pytest.mark.large
 @needs_tensorflow
 def test_tfhub_export_of_a_named_classifier_keeps_its_labels(

@@ -2,6 +2,7 @@
 
 import pytest
 
+from keras_albert.export.int8_calibration import FLAG_NAMES
 from keras_albert.export.int8_calibration import MIN_CALIBRATION_TEXTS
 from keras_albert.export.int8_calibration import MIN_CHECK_TEXTS
 from keras_albert.export.int8_calibration import calibration_and_check_texts
@@ -67,6 +68,12 @@ def test_too_few_held_out_check_texts_are_refused():
         assert needle in message
     with pytest.raises(ValueError, match="`check_texts` must hold strings only"):
         calibration_and_check_texts(CALIBRATION, OTHERS[:120] + [None])
+    # The export command names its flags instead.
+    with pytest.raises(ValueError) as error:
+        calibration_and_check_texts(CALIBRATION, check, names=FLAG_NAMES)
+    message = str(error.value)
+    for needle in ("`--texts` holds 99 texts", "also in `--calibration_texts`", "or leave --texts out"):
+        assert needle in message
 
 
 def test_default_check_texts_span_the_supersenses():
