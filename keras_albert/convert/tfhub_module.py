@@ -5,9 +5,13 @@ shared `transformer` layer (no groups), attention kernels kept per head
 ([H, heads, head_dim] and [heads, head_dim, H]) and, in an `mlm` subobject,
 the masked-LM head. Variables are read by name from the loaded SavedModel;
 the number of layers is not stored in any variable, so it is taken from
-the official config with the same width or from `overrides`.
+`overrides`, from the shape file our own export writes beside the module,
+or from the official config with the same width. Our export's folder
+(`encoder/` and `preprocessor/`) is taken whole: the module is its encoder
+and the vocabulary its preprocessor's.
 """
 
+import json
 import logging
 import pathlib
 
@@ -24,6 +28,8 @@ from keras_albert.utils.progress import logged_step
 # says what to install.
 tf = require_tensorflow("Reading TF-Hub modules", backend_too=False)
 
+# Written by `export_tfhub` into the encoder's assets: {"num_layers", "num_heads"}.
+ENCODER_SHAPE_FILE = "keras_albert_encoder_shape.json"
 _LAYER = "bert/encoder/transformer/group_0/inner_group_0"
 _logger = logging.getLogger(__name__)
 _ATTENTION = f"{_LAYER}/attention_1"
@@ -153,25 +159,48 @@ def _infer_config(weights, overrides, src):
     return config
 
 
+def _recorded_shape(src):
+    """{"num_layers", "num_heads"} our export recorded beside the module, or {}."""
+    path = src / "assets" / ENCODER_SHAPE_FILE
+    if not path.is_file():
+        return {}
+    try:
+        shape = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{str(path)!r} is not the JSON our TF-Hub export writes: {error}") from None
+    return {key: shape[key] for key in ("num_layers", "num_heads") if isinstance(shape.get(key), int)}
+
+
+def _vocabulary(src):
+    """The module's SentencePiece model: in its assets (Google's modules) or,
+    for our export's encoder, in the preprocessor beside it."""
+    candidates = [src / "assets" / name for name in ("30k-clean.model", "vocab.model", "spiece.model")]
+    candidates.append(src.parent / "preprocessor" / "assets" / "vocabulary.spm")
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate.read_bytes()
+    return None
+
+
 def convert_tfhub_module(src, dst, overrides=None, overwrite=False):
-    """Converts a TF2 TF-Hub ALBERT encoder at `src` to a preset."""
+    """Converts a TF2 TF-Hub ALBERT encoder at `src` to a preset; `src` may
+    also be the folder `export_tfhub` writes (its `encoder/` is read)."""
     src = pathlib.Path(src)
     check_destination(dst, overwrite)
     check_source(src)
+    if not (src / "saved_model.pb").is_file() and (src / "encoder" / "saved_model.pb").is_file():
+        src = src / "encoder"
     if not (src / "saved_model.pb").is_file():
         raise FileNotFoundError(
-            f"`src` must be a TF-Hub module directory with saved_model.pb: {str(src)!r}"
+            f"`src` must be a TF-Hub module directory with saved_model.pb (or a TF-Hub export "
+            f"holding one in encoder/): {str(src)!r}"
         )
     with logged_step(_logger, f"Loading the TF-Hub module {str(src)!r}"):
         weights = read_hub_variables(src)
     # Heads are read off the per-head kernels, before they are flattened.
-    config = _infer_config(weights, overrides, src)
+    config = _infer_config(weights, {**_recorded_shape(src), **(overrides or {})}, src)
     weights = _flatten_attention(weights)
-    vocabulary = None
-    for candidate in ("assets/30k-clean.model", "assets/vocab.model", "assets/spiece.model"):
-        if (src / candidate).is_file():
-            vocabulary = (src / candidate).read_bytes()
-            break
+    vocabulary = _vocabulary(src)
     return write_converted_preset(
         dst, config, weights, vocabulary, source=f"TF-Hub module {str(src)!r}",
         overwrite=overwrite,

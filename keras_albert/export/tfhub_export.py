@@ -27,6 +27,7 @@ shared layer, so only `sharing="all"` with one group and one inner block
 exports.
 """
 
+import json
 import logging
 import math
 import pathlib
@@ -36,6 +37,7 @@ import tensorflow as tf
 import tensorflow_text
 
 from keras_albert.convert.tf1_names import get_model_weights
+from keras_albert.convert.tfhub_module import ENCODER_SHAPE_FILE
 from keras_albert.convert.tfhub_module import HUB_MLM_NAMES
 from keras_albert.convert.tfhub_module import HUB_NAMES
 from keras_albert.export.label_file import write_label_file
@@ -279,6 +281,11 @@ def export_tfhub(model, vocabulary, directory, overwrite=False):
         with logged_step(_logger, f"Writing the TF-Hub encoder for {str(directory)!r}"):
             encoder = HubEncoder(backbone, weights, with_mlm=hasattr(model, "masked_lm_head"))
             tf.saved_model.save(encoder, str(staging / "encoder"))
+            # No variable holds the depth: recorded beside the module, so
+            # that `convert --from=tfhub` reads this export back unaided.
+            (staging / "encoder" / "assets").mkdir(exist_ok=True)
+            (staging / "encoder" / "assets" / ENCODER_SHAPE_FILE).write_text(json.dumps(
+                {"num_layers": backbone.num_layers, "num_heads": backbone.num_heads}))
         with logged_step(_logger, "Writing the TF-Hub preprocessor"):
             vocabulary_file = staging / "vocabulary.spm"
             vocabulary_file.write_bytes(vocabulary)

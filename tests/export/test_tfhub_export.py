@@ -85,13 +85,20 @@ def test_keras_layer_fine_tunes_in_tf_keras(exported):
     assert all(changed)
 
 
-def test_module_loads_back_into_albert_backbone(exported, tmp_path):
+@pytest.mark.parametrize("source", ["export", "encoder"])
+def test_the_export_converts_back_unaided_vocabulary_and_all(exported, tmp_path, sentencepiece_proto, source):
+    # The depth is in no variable, and the tiny shape matches no official
+    # ALBERT: it comes from the shape file the export writes; the vocabulary
+    # from the preprocessor beside the encoder.
     pretrainer, path = exported
-    convert_tfhub_module(path / "encoder", tmp_path / "preset",
-                         overrides={"num_layers": pretrainer.backbone.num_layers})
+    convert_tfhub_module(path if source == "export" else path / "encoder", tmp_path / "preset")
     loaded = load_preset_model(tmp_path / "preset")
+    assert loaded.backbone.num_layers == pretrainer.backbone.num_layers
     for name, array in get_model_weights(pretrainer).items():
         np.testing.assert_array_equal(get_model_weights(loaded)[name], array, err_msg=name)
+    tokenizer = keras_albert.AlbertTokenizer.from_preset(str(tmp_path / "preset"))
+    expected = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
+    np.testing.assert_array_equal(tokenizer(["the cat sleeps"]), expected(["the cat sleeps"]))
 
 
 def test_layouts_tf_hub_cannot_hold_are_refused(tmp_path, tiny_backbone_config, sentencepiece_proto):
