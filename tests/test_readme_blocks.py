@@ -33,6 +33,7 @@ import time
 
 import pytest
 
+from tests.cli.progress_lines import PROGRESS_LINE
 from tests.scripts import load_script
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -228,9 +229,6 @@ RUN_BY_THEIR_TESTS = {
     "examples/causal_generation.py": "tests/examples/test_causal_generation.py",
     "examples/other_backends.py": "tests/examples/test_other_backends.py",
 }
-# A progress line ("[HH:MM:SS] ..."): commands that write their results to
-# stdout (predict) show progress on stderr; nothing else goes there.
-PROGRESS = re.compile(r"\[\d\d:\d\d:\d\d\] .*")
 # Flags that name what a command writes.
 WRITES = re.compile(r"(?:^|\s)--(?:output|dst)[= ](\S+)")
 
@@ -331,7 +329,7 @@ def test_shell_blocks_run_in_order(tmp_path):
         started = time.monotonic()
         result = run_block(line, shortened(code, SHELL_REPLACEMENTS), tmp_path)
         seconds.append((line, round(time.monotonic() - started)))
-        unexpected = [text for text in result.stderr.splitlines() if not PROGRESS.fullmatch(text)]
+        unexpected = [text for text in result.stderr.splitlines() if not PROGRESS_LINE.fullmatch(text)]
         if unexpected:
             noise[f"README.md:{line}"] = unexpected
     print("seconds per block (README.md line, seconds):", seconds, "total", sum(s for _, s in seconds))

@@ -2,6 +2,10 @@
 
 import re
 
+# One progress line, "[HH:MM:SS] ...": commands that write their results to
+# stdout (predict) show these on stderr; nothing else may go there.
+PROGRESS_LINE = re.compile(r"\[\d\d:\d\d:\d\d\] .*")
+
 
 def assert_steps_shown(out, steps):
     """Each step is announced, then timed, in order: `[HH:MM:SS] step ...`."""

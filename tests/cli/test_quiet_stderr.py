@@ -14,19 +14,16 @@ in-process tf.data check skips without TensorFlow:
 import json
 import os
 import pathlib
-import re
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
+from tests.cli.progress_lines import PROGRESS_LINE
 from tests.conftest import synthetic_sentences
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-# predict writes its rows to stdout, so its progress lines ("[HH:MM:SS] ...")
-# go to stderr; nothing else may.
-PROGRESS = re.compile(r"\[\d\d:\d\d:\d\d\] .*")
 MARK = "<<keras_albert imported from here>>"
 TINY_CONFIG = json.dumps(dict(num_layers=2, num_heads=2, embedding_dim=8, hidden_dim=16,
                               intermediate_dim=32, max_sequence_length=32))
@@ -59,7 +56,7 @@ def _run(arguments, keras_hub_first=False):
 
 
 def _unexpected(lines, progress_allowed=False):
-    return [line for line in lines if not (progress_allowed and PROGRESS.fullmatch(line))]
+    return [line for line in lines if not (progress_allowed and PROGRESS_LINE.fullmatch(line))]
 
 
 @pytest.fixture(scope="module")
