@@ -142,10 +142,14 @@ def calibration_and_check_texts(representative_texts=None, check_texts=None, nam
     calibrated = {_normalized(t) for t in calibration}
     held_out = [t for t in given if _normalized(t) not in calibrated]
     if len(held_out) < MIN_CHECK_TEXTS:
+        # Without calibration texts of the caller's, the overlap is with the
+        # bundled sample: naming an argument they never passed would mislead.
+        calibrated_in = (calibration_name if representative_texts is not None
+                         else "the bundled calibration sample")
         raise ValueError(
             f"{check_name} holds {len(held_out)} texts that are not calibration "
             f"texts ({len(given)} given, {len(given) - len(held_out)} of them "
-            f"also in {calibration_name}); full int8 agreement is measured "
+            f"also in {calibrated_in}); full int8 agreement is measured "
             f"on at least {MIN_CHECK_TEXTS} held-out texts. Pass more texts the "
             f"model was not calibrated on, or {check_default} for the bundled "
             f"{DEFAULT_HELD_OUT_GLOSSES} held-out glosses."

@@ -74,6 +74,14 @@ def test_too_few_held_out_check_texts_are_refused():
     message = str(error.value)
     for needle in ("`--texts` holds 99 texts", "also in `--calibration_texts`", "or leave --texts out"):
         assert needle in message
+    # Without calibration texts, the overlap named is the bundled sample's,
+    # not an argument the caller never passed.
+    bundled = default_calibration_texts()
+    with pytest.raises(ValueError) as error:
+        calibration_and_check_texts(None, bundled[:3] + OTHERS[:MIN_CHECK_TEXTS - 1], names=FLAG_NAMES)
+    message = str(error.value)
+    assert "3 of them also in the bundled calibration sample" in message
+    assert "--calibration_texts" not in message
 
 
 def test_default_check_texts_span_the_supersenses():
