@@ -32,6 +32,7 @@ from keras_albert.cli.flag_types import define_tensorboard_flags
 from keras_albert.cli.flag_types import settings_from_flags
 from keras_albert.cli.flag_types import tensorboard
 from keras_albert.pipelines.preset_checks import check_known_presets
+from keras_albert.pipelines.pretraining_settings import DEFAULT_CHECKPOINT_EVERY
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings
 from keras_albert.pipelines.pretraining_settings import check_local_corpus
 from keras_albert.pipelines.pretraining_settings import check_pretraining_numbers
@@ -102,7 +103,8 @@ def define_flags(flag_values):
     flags.DEFINE_float("learning_rate", defaults.learning_rate, "peak, after linear warmup", flag_values=fv)
     flags.DEFINE_enum("optimizer", defaults.optimizer, ("lamb", "adamw"), "LAMB as ALBERT, or AdamW", flag_values=fv)
     flags.DEFINE_integer("checkpoint_every", defaults.checkpoint_every,
-                         "steps between checkpoints; must divide --train_steps", flag_values=fv)
+                         "steps between checkpoints; must divide --train_steps (default: its largest "
+                         f"divisor up to {DEFAULT_CHECKPOINT_EVERY})", flag_values=fv)
     flags.DEFINE_integer("steps_per_execution", defaults.steps_per_execution,
                          "steps per call into the compiled graph", flag_values=fv)
     flags.DEFINE_enum("strategy", defaults.strategy, STRATEGY_NAMES, "tf.distribute strategy", flag_values=fv)

@@ -30,6 +30,7 @@ def train_sentencepiece(
     character_coverage=0.9999,
     max_sentence_length=8192,
     seed_sentencepiece_size=200000,
+    size_name="vocabulary_size",
 ):
     """Trains a SentencePiece model and returns its serialized proto.
 
@@ -47,6 +48,8 @@ def train_sentencepiece(
         character_coverage: float in (0, 1], share of characters covered.
         max_sentence_length: int, longer lines are skipped by SentencePiece.
         seed_sentencepiece_size: int, unigram seed vocabulary size.
+        size_name: how messages about a size the text cannot give name
+            `vocabulary_size` (`pretrain` passes its flag, `--vocab_size`).
 
     Returns:
         bytes: the serialized SentencePiece model, ready for
@@ -112,13 +115,13 @@ def train_sentencepiece(
         message = str(error)
         if "too high" in message:
             raise ValueError(
-                f"`vocabulary_size={vocabulary_size}` is larger than the "
+                f"`{size_name}={vocabulary_size}` is larger than the "
                 "training text supports; lower it or give more text. "
                 f"SentencePiece said: {message}"
             ) from error
         if "smaller than required_chars" in message:
             raise ValueError(
-                f"`vocabulary_size={vocabulary_size}` is smaller than the "
+                f"`{size_name}={vocabulary_size}` is smaller than the "
                 "number of distinct characters in the text plus the special "
                 "tokens; raise it (or lower `character_coverage`). "
                 f"SentencePiece said: {message}"

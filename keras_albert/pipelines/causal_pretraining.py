@@ -43,6 +43,7 @@ from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.jit_default import pretraining_jit_compile
 from keras_albert.pipelines import pretraining as mlm
 from keras_albert.pipelines import pretraining_inputs
+from keras_albert.pipelines.pretraining_settings import checkpoint_interval
 from keras_albert.pipelines.training_curves import _pyplot_or_warn
 from keras_albert.presets.preset_resolution import resolve_preset
 from keras_albert.training.curve_log import CurveLog
@@ -312,6 +313,8 @@ def run_causal_pretraining(settings):
             steps_per_execution=settings.steps_per_execution,
         )
     log(f"training: {causal_lm.backbone.count_params():,} backbone parameters")
+    interval = checkpoint_interval(settings)
+    log(f"training: a checkpoint every {interval} steps")
     batches = CausalWindowBatches(train_windows, settings.batch_size, seed=settings.seed)
     history, first_step = resumable_fit(
         model,
@@ -319,13 +322,13 @@ def run_causal_pretraining(settings):
         total_steps=settings.train_steps,
         verbose=1 if sys.stdout.isatty() else 2,
         checkpoint_dir=output / "checkpoints",
-        checkpoint_every=settings.checkpoint_every,
+        checkpoint_every=interval,
         callbacks=[
             *(pretraining_inputs.tensorboard_callbacks(output / "logs") if settings.tensorboard else []),
             *([_HeldOutLoss(eval_windows, settings.batch_size)] if eval_windows else []),
             # Tokens seen: every input position of a batch (padding only in
             # the corpus's last window).
-            CurveLog(output / "curve.jsonl", settings.checkpoint_every,
+            CurveLog(output / "curve.jsonl", interval,
                      settings.batch_size * settings.max_seq_length),
             *([budget] if budget is not None else []),
         ],

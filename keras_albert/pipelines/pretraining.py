@@ -56,7 +56,9 @@ from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.models.jit_default import pretraining_jit_compile
 from keras_albert.pipelines import pretraining_inputs
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings  # noqa: F401 (re-export)
+from keras_albert.pipelines.pretraining_settings import check_local_corpus
 from keras_albert.pipelines.pretraining_settings import check_pretraining_numbers
+from keras_albert.pipelines.pretraining_settings import checkpoint_interval
 from keras_albert.pipelines.training_curves import plot_pretraining_curve
 from keras_albert.presets.preset_resolution import bundled_presets
 from keras_albert.presets.preset_resolution import bundled_presets_dir
@@ -190,7 +192,7 @@ def build_vocabulary(settings, path):
         return proto
     log(f"vocabulary: training a {settings.vocabulary_size}-piece SentencePiece model")
     proto = train_sentencepiece(
-        _sentences(settings.corpus, settings), settings.vocabulary_size
+        _sentences(settings.corpus, settings), settings.vocabulary_size, size_name="--vocab_size"
     )
     write_file_atomically(path, proto)
     return proto
@@ -539,6 +541,7 @@ def run_pretraining(settings):
     """Runs (or resumes) the whole pipeline; returns the metrics dict."""
     # Before the vocabulary and the data: their stages check these too, late.
     check_pretraining_numbers(settings)
+    check_local_corpus(settings.corpus)
     if settings.objective != "mlm":
         # Imported here: that pipeline builds on this module's stages.
         from keras_albert.pipelines.causal_pretraining import run_causal_pretraining
@@ -601,6 +604,8 @@ def run_pretraining(settings):
             steps_per_execution=settings.steps_per_execution,
         )
     log(f"training: {backbone.count_params():,} backbone parameters")
+    interval = checkpoint_interval(settings)
+    log(f"training: a checkpoint every {interval} steps")
     history, first_step = resumable_fit(
         pretrainer,
         _train_dataset(settings, train_files, replicas, teacher, tokenizer),
@@ -609,10 +614,10 @@ def run_pretraining(settings):
         # file (the live bar's redraws would fill it with escape codes).
         verbose=1 if sys.stdout.isatty() else 2,
         checkpoint_dir=output / "checkpoints",
-        checkpoint_every=settings.checkpoint_every,
+        checkpoint_every=interval,
         callbacks=[
             *(pretraining_inputs.tensorboard_callbacks(output / "logs") if settings.tensorboard else []),
-            CurveLog(output / "curve.jsonl", settings.checkpoint_every,
+            CurveLog(output / "curve.jsonl", interval,
                      settings.batch_size * settings.max_seq_length),
             *([budget] if budget is not None else []),
         ],

@@ -5,9 +5,15 @@ import dataclasses
 import glob
 import math
 import numbers
+import os
 
 # [CLS], two [SEP] and room for both segments (data/pretraining_instances.py).
 MIN_MLM_SEQ_LENGTH = 8
+# Checkpoints when --checkpoint_every is left out: the largest divisor of
+# --train_steps up to the first, and refused below the second (a prime
+# --train_steps would save after every step).
+DEFAULT_CHECKPOINT_EVERY = 100
+MIN_DEFAULT_CHECKPOINT_EVERY = 10
 
 
 @dataclasses.dataclass
@@ -53,7 +59,9 @@ class PretrainingSettings:
     warmup_steps: int = None
     learning_rate: float = 0.00176
     optimizer: str = "lamb"
-    checkpoint_every: int = 100
+    # None: `checkpoint_interval` picks the largest divisor of train_steps
+    # up to 100, so a short trial (train_steps=20) runs as given.
+    checkpoint_every: int = None
     steps_per_execution: int = 1
     strategy: str = "auto"
     tpu: str = None
@@ -90,13 +98,36 @@ class PretrainingSettings:
 
 
 def check_local_corpus(patterns, name="corpus"):
-    """Every local pattern (file or glob) names at least one file; remote
-    ones (gs://...) are left to `pipelines.pretraining.expand_corpus`, which
-    reads them through TensorFlow. Cheap: the CLI runs it before importing
-    TensorFlow."""
-    for pattern in patterns or ():
-        if "://" not in pattern and not glob.glob(pattern):
+    """Every local pattern (file or glob) names at least one file, and a
+    local text corpus holds some text; remote ones (gs://...) are left to
+    `pipelines.pretraining.expand_corpus`, which reads them through
+    TensorFlow. Cheap: the CLI runs it before importing TensorFlow, and the
+    text check stops at the first non-blank bytes."""
+    files = []
+    for pattern in map(os.fspath, patterns or ()):
+        if "://" in pattern:
+            return
+        matches = sorted(glob.glob(pattern))
+        if not matches:
             raise FileNotFoundError(f"`{name}` entry {pattern!r} matches no file.")
+        files += matches
+    text_files = [path for path in files if not path.endswith(".npz")]  # .npz: tokenized
+    if text_files and not any(_holds_text(path) for path in text_files):
+        raise ValueError(
+            f"`{name}` holds no text: every line of its {len(text_files)} file(s) "
+            f"({', '.join(repr(p) for p in text_files[:3])}{', ...' if len(text_files) > 3 else ''}) "
+            "is blank."
+        )
+
+
+def _holds_text(path, chunk_bytes=1 << 20):
+    if os.path.isdir(path):
+        return True  # left to the reader, which names what it cannot read
+    with open(path, "rb") as file:
+        while chunk := file.read(chunk_bytes):
+            if chunk.strip():
+                return True
+    return False
 
 
 def _flag(name):
@@ -111,13 +142,32 @@ def _check_positive_ints(settings, names):
             raise ValueError(f"`{_flag(name)}` must be a positive integer. Received: {value!r}")
 
 
+def checkpoint_interval(settings):
+    """Steps between checkpoints: `checkpoint_every`, or when it is None the
+    largest divisor of `train_steps` up to `DEFAULT_CHECKPOINT_EVERY` (each
+    checkpoint closes a Keras epoch, so it must divide the run)."""
+    if settings.checkpoint_every is not None:
+        return settings.checkpoint_every
+    steps = settings.train_steps
+    interval = next(n for n in range(min(steps, DEFAULT_CHECKPOINT_EVERY), 0, -1) if steps % n == 0)
+    if interval < min(steps, MIN_DEFAULT_CHECKPOINT_EVERY):
+        raise ValueError(
+            f"`--train_steps={steps}` has no divisor from {MIN_DEFAULT_CHECKPOINT_EVERY} to "
+            f"{DEFAULT_CHECKPOINT_EVERY} to checkpoint at (each checkpoint closes an epoch). Pass "
+            f"--checkpoint_every (a divisor of --train_steps), or a --train_steps such as "
+            f"{round(steps, -1) or MIN_DEFAULT_CHECKPOINT_EVERY}."
+        )
+    return interval
+
+
 def check_pretraining_numbers(settings):
     """The numeric settings, checked before TensorFlow is imported and
     before any vocabulary or data is built: the same rules the data and
     training stages apply, which once answered only after both (minutes on
     a real corpus), under their Python names. Messages name the flags."""
-    _check_positive_ints(settings, ("batch_size", "train_steps", "checkpoint_every", "vocabulary_size"))
-    if settings.train_steps % settings.checkpoint_every:
+    given = ("checkpoint_every",) if settings.checkpoint_every is not None else ()
+    _check_positive_ints(settings, ("batch_size", "train_steps", *given, "vocabulary_size"))
+    if settings.train_steps % checkpoint_interval(settings):
         raise ValueError(
             "`--checkpoint_every` must divide `--train_steps` (each checkpoint closes an epoch). "
             f"Received: --train_steps={settings.train_steps}, --checkpoint_every={settings.checkpoint_every}"

@@ -21,6 +21,12 @@ ROOT = __file__.rsplit("/tests/", 1)[0]
     (["pretrain", "--corpus", "missing*.txt", "--output=out"], "error: `corpus` entry 'missing*.txt' matches no file."),
     (["distill", "--teacher=albert_tiny_en", "--student_config={}", "--corpus=missing.txt", "--output=out"],
      "error: `corpus` entry 'missing.txt' matches no file."),
+    # A corpus of blank lines once answered after TensorFlow's import, having
+    # written the run's settings.
+    (["pretrain", "--corpus=blank.txt", "--output=out"],
+     "error: `corpus` holds no text: every line of its 1 file(s) ('blank.txt') is blank."),
+    (["distill", "--teacher=albert_tiny_en", "--student_config={}", "--corpus=blank*.txt", "--output=out"],
+     "error: `corpus` holds no text: every line of its 1 file(s) ('blank.txt') is blank."),
     (["predict", "--preset=albert_tiny_en_student_supersense", "--texts=missing.txt"],
      "error: `--texts` 'missing.txt' does not exist."),
     (["evaluate", "--preset=albert_tiny_en_student_supersense", "--data=missing.tsv"],
@@ -32,6 +38,7 @@ ROOT = __file__.rsplit("/tests/", 1)[0]
      "that `pretrain --objective=causal_lm` writes."),
 ])
 def test_missing_files_answer_before_tensorflow_is_imported(tmp_path, arguments, message):
+    (tmp_path / "blank.txt").write_text("\n  \n\t\n", encoding="utf-8")
     # `-X importtime` lists every module imported, on stderr.
     result = subprocess.run([sys.executable, "-X", "importtime", "-m", "keras_albert", *arguments],
                             capture_output=True, text=True, cwd=tmp_path, timeout=60,
@@ -167,8 +174,13 @@ def test_an_unknown_preset_answers_before_tensorflow_is_imported(tmp_path, argum
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["--train_steps=10"], "error: `--checkpoint_every` must divide `--train_steps` (each checkpoint closes an "
-                           "epoch). Received: --train_steps=10, --checkpoint_every=100"),
+    (["--train_steps=10", "--checkpoint_every=4"],
+     "error: `--checkpoint_every` must divide `--train_steps` (each checkpoint closes an epoch). Received: "
+     "--train_steps=10, --checkpoint_every=4"),
+    (["--train_steps=997"], "error: `--train_steps=997` has no divisor from 10 to 100 to checkpoint at (each "
+                            "checkpoint closes an epoch). Pass --checkpoint_every (a divisor of --train_steps), "
+                            "or a --train_steps such as 1000."),
+    (["--checkpoint_every=0"], "error: `--checkpoint_every` must be a positive integer. Received: 0"),
     (["--batch_size=0"], "error: `--batch_size` must be a positive integer. Received: 0"),
     (["--max_seq_length=6"], "error: `--max_seq_length` must be >= 8 ([CLS], two [SEP] and room for both "
                              "segments). Received: 6"),
