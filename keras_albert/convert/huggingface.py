@@ -17,10 +17,17 @@ import numpy as np
 from keras_albert.convert.albert_config import albert_config_to_ours
 from keras_albert.convert.albert_config import ours_to_hf_config
 from keras_albert.convert.albert_config import read_json_config
+from keras_albert.convert.converted_preset import build_model
 from keras_albert.convert.converted_preset import check_destination
 from keras_albert.convert.converted_preset import check_source
 from keras_albert.convert.converted_preset import write_converted_preset
+from keras_albert.convert.huggingface_tasks import HEAD_NAMES
+from keras_albert.convert.huggingface_tasks import HF_CLASSIFIER
+from keras_albert.convert.huggingface_tasks import classifier_from_hf
+from keras_albert.convert.huggingface_tasks import hf_classifier_head
 from keras_albert.convert.tf1_names import get_model_weights
+from keras_albert.models.albert_classifier import AlbertClassifier
+from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.presets.preset_validation import MAX_ASSET_BYTES
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.progress import logged_step
@@ -161,7 +168,10 @@ def hf_state_to_tf1(state, config):
 
 
 def convert_huggingface(src, dst, overwrite=False):
-    """Converts a Hugging Face ALBERT directory at `src` to a preset."""
+    """Converts a Hugging Face ALBERT directory at `src` to a preset: an
+    encoder, an `AlbertPretrainer` with the heads it stores, or an
+    `AlbertClassifier` (head, dropout, class names) for an
+    `AlbertForSequenceClassification`."""
     src = pathlib.Path(src)
     check_destination(dst, overwrite)
     if not src.is_dir():
@@ -180,36 +190,75 @@ def convert_huggingface(src, dst, overwrite=False):
             "only 'albert' and 'gpt2' convert."
         )
     config = albert_config_to_ours(raw, "hf", source=f"{str(config_path)!r}")
+    architecture = _architecture(raw, config_path)
     with logged_step(_logger, f"Reading the Hugging Face weights in {str(src)!r}"):
-        weights = hf_state_to_tf1(read_hf_state(src), config)
+        state = read_hf_state(src)
+    head = {}
+    if architecture == HF_CLASSIFIER:  # (elsewhere a head's names are reported as unexpected)
+        head = {name: state.pop(name) for name in HEAD_NAMES if name in state}
+        if len(head) != len(HEAD_NAMES):
+            raise ValueError(
+                f"Hugging Face model {str(src)!r} is an {HF_CLASSIFIER} without its head: "
+                f"{sorted(set(HEAD_NAMES) - set(head))} missing."
+            )
+    weights = hf_state_to_tf1(state, config)
     vocabulary = src / "spiece.model"
     # A cased model says so in its tokenizer config; published ALBERT is uncased.
     tokenizer_config = src / "tokenizer_config.json"
     lowercase = True
     if os.path.lexists(tokenizer_config):
         lowercase = read_json_config(tokenizer_config).get("do_lower_case", True) is not False
-    return write_converted_preset(
-        dst,
-        config,
-        weights,
-        read_regular_bytes(vocabulary, "`src` file", MAX_ASSET_BYTES, follow_link=True)
-        if os.path.lexists(vocabulary) else None,
-        source=f"Hugging Face model {str(src)!r}",
-        overwrite=overwrite,
-        lowercase=lowercase,
-    )
+    vocabulary = (read_regular_bytes(vocabulary, "`src` file", MAX_ASSET_BYTES, follow_link=True)
+                  if os.path.lexists(vocabulary) else None)
+    source = f"Hugging Face model {str(src)!r}"
+    if architecture != HF_CLASSIFIER:
+        return write_converted_preset(
+            dst, config, weights, vocabulary, source=source, overwrite=overwrite, lowercase=lowercase
+        )
+    with logged_step(_logger, f"Building the classifier and checking {len(weights) + len(head)} weights"):
+        backbone = build_model(config, weights, source)
+        tokenizer = AlbertTokenizer(proto=vocabulary, lowercase=lowercase) if vocabulary is not None else None
+        classifier = classifier_from_hf(backbone, head, raw, tokenizer, source)
+    with logged_step(_logger, f"Writing the preset {str(dst)!r}"):
+        with atomic_directory(dst, "preset", overwrite) as staging:
+            classifier.save_to_preset(staging)
+    return str(dst)
+
+
+# What `convert_huggingface` reads: the encoder, its pretraining heads, and
+# one task head. Other task heads are refused by name rather than dropped.
+_ARCHITECTURES = ("AlbertModel", "AlbertForMaskedLM", "AlbertForPreTraining", HF_CLASSIFIER)
+
+
+def _architecture(raw, config_path):
+    """The config's ALBERT architecture (AlbertModel when it names none)."""
+    named = raw.get("architectures") or ["AlbertModel"]
+    if not isinstance(named, list) or len(named) != 1 or named[0] not in _ARCHITECTURES:
+        raise ValueError(
+            f"{str(config_path)!r} names architectures={named!r:.200}; this converter reads one of "
+            f"{list(_ARCHITECTURES)} (the heads of other task models are not converted)."
+        )
+    return named[0]
 
 
 def model_to_hf_state(model):
-    """{HF name: array} for one of our backbones or pretrainers."""
+    """{HF name: array} for one of our backbones, pretrainers or classifiers."""
     backbone = getattr(model, "backbone", model)
-    weights = get_model_weights(model)
     table = name_table(backbone.num_groups, backbone.num_inner_repetitions)
+    if isinstance(model, AlbertClassifier):
+        head, _ = hf_classifier_head(model)
+        return {**_named_state(get_model_weights(backbone), [(f"albert.{hf}", tf1, t) for hf, tf1, t in table]),
+                **head}
+    weights = get_model_weights(model)
     if hasattr(model, "masked_lm_head"):
         # Task models keep the backbone under `albert.`; AlbertModel does not.
         table = [(f"albert.{hf}", tf1, t) for hf, tf1, t in table] + MLM_TABLE
-        if model.sentence_head is not None:
+        if getattr(model, "sentence_head", None) is not None:  # (AlbertMaskedLM has none)
             table += SOP_TABLE
+    return _named_state(weights, table)
+
+
+def _named_state(weights, table):
     names = {tf1 for _, tf1, _ in table}
     if set(weights) != names:
         raise ValueError(
@@ -223,9 +272,11 @@ def model_to_hf_state(model):
 
 
 def hf_architecture(model):
+    if isinstance(model, AlbertClassifier):
+        return HF_CLASSIFIER
     if not hasattr(model, "masked_lm_head"):
         return "AlbertModel"
-    return "AlbertForPreTraining" if model.sentence_head is not None else "AlbertForMaskedLM"
+    return "AlbertForPreTraining" if getattr(model, "sentence_head", None) is not None else "AlbertForMaskedLM"
 
 
 def export_huggingface(model, dst, vocabulary=None, overwrite=False, lowercase=True):
@@ -237,6 +288,8 @@ def export_huggingface(model, dst, vocabulary=None, overwrite=False, lowercase=T
     backbone = getattr(model, "backbone", model)
     config = ours_to_hf_config(backbone.get_config(), hf_architecture(model))
     state = model_to_hf_state(model)
+    if isinstance(model, AlbertClassifier):
+        config.update(hf_classifier_head(model)[1])
     with logged_step(_logger, f"Writing the Hugging Face model {str(dst)!r}"):
         with atomic_directory(dst, "huggingface", overwrite) as staging:
             staging = pathlib.Path(staging)

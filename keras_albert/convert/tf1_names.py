@@ -68,18 +68,19 @@ MLM_BIAS = "cls/predictions/output_bias"
 
 
 def head_variables(pretrainer):
-    """{TF1 name: keras variable} for the heads of an `AlbertPretrainer`."""
+    """{TF1 name: keras variable} for the heads of an `AlbertPretrainer`
+    (or an `AlbertMaskedLM`)."""
     mlm = pretrainer.masked_lm_head
     names = {
         **_dense("cls/predictions/transform/dense", mlm.transform),
         **_layer_norm("cls/predictions/transform/LayerNorm", mlm.layer_norm),
         MLM_BIAS: mlm.output_bias,
     }
-    if pretrainer.sentence_head is not None:
-        names[SOP_KERNEL] = pretrainer.sentence_head.dense.kernel
-        names["cls/seq_relationship/output_bias"] = (
-            pretrainer.sentence_head.dense.bias
-        )
+    # An AlbertMaskedLM has the same MLM head and no sentence head.
+    sentence_head = getattr(pretrainer, "sentence_head", None)
+    if sentence_head is not None:
+        names[SOP_KERNEL] = sentence_head.dense.kernel
+        names["cls/seq_relationship/output_bias"] = sentence_head.dense.bias
     return names
 
 

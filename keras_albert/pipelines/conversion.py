@@ -45,22 +45,49 @@ def to_preset(source_format, src, dst, overrides=None, overwrite=False):
 
 def from_preset(target_format, preset, dst, overwrite=False):
     """Writes the keras_albert preset at `preset` in `target_format`."""
-    from keras_albert.convert.converted_preset import load_preset_model
     from keras_albert.convert.converted_preset import preset_lowercase
     from keras_albert.convert.converted_preset import preset_vocabulary
     from keras_albert.convert.huggingface import export_huggingface
     from keras_albert.convert.keras_hub_preset import export_keras_hub_preset
 
-    with logged_step(_logger, f"Loading the keras_albert preset {str(preset)!r}"):
-        model = load_preset_model(preset)
-    vocabulary = preset_vocabulary(preset)
     if target_format == "hf":
-        return export_huggingface(model, dst, vocabulary, overwrite=overwrite,
+        with logged_step(_logger, f"Loading the keras_albert preset {str(preset)!r}"):
+            model = _model_for_hugging_face(preset)
+        return export_huggingface(model, dst, preset_vocabulary(preset), overwrite=overwrite,
                                   lowercase=preset_lowercase(preset))
     if target_format == "keras_hub":
         # From the preset itself: a classifier goes with its head and labels.
         return export_keras_hub_preset(preset, dst, overwrite=overwrite)
     raise ValueError(f"`--to` must be one of {TARGETS}. Received: {target_format!r}")
+
+
+# The task presets whose whole model Hugging Face's layouts hold (None: a
+# backbone preset).
+_HF_TASKS = (None, "AlbertPretrainer", "AlbertMaskedLM", "AlbertClassifier")
+
+
+def _model_for_hugging_face(preset):
+    """The model of `preset` to write in Hugging Face's layout; a task head
+    that layout cannot hold is refused rather than dropped."""
+    from keras_albert.convert.converted_preset import load_preset_model
+    from keras_albert.convert.converted_preset import task_config
+    from keras_albert.models.albert_classifier import AlbertClassifier
+    from keras_albert.models.albert_masked_lm import AlbertMaskedLM
+
+    task, _ = task_config(preset)
+    if task not in _HF_TASKS:
+        raise ValueError(
+            f"Preset {str(preset)!r} holds an {task}, whose head this converter does not write in "
+            "Hugging Face's layout (it writes AlbertModel, AlbertForMaskedLM, AlbertForPreTraining "
+            "and, from an AlbertClassifier, AlbertForSequenceClassification), and converting it "
+            "would drop the head. To convert its encoder alone, save it first: "
+            "`keras_albert.AlbertBackbone.from_preset(PRESET).save_to_preset(DIRECTORY)`."
+        )
+    if task == "AlbertClassifier":
+        return AlbertClassifier.from_preset(str(preset))
+    if task == "AlbertMaskedLM":
+        return AlbertMaskedLM.from_preset(str(preset))
+    return load_preset_model(preset)
 
 
 def run_conversion(source_format, target_format, src, dst, overrides=None, overwrite=False):

@@ -1,0 +1,134 @@
+"""Hugging Face's AlbertForSequenceClassification <-> our AlbertClassifier with
+the head, class names and dropout, and AlbertMaskedLM -> AlbertForMaskedLM;
+a task head Hugging Face's layouts do not get from us is refused, not
+dropped."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+import transformers
+
+import keras_albert
+from keras_albert.convert.huggingface import convert_huggingface
+from keras_albert.convert.huggingface import export_huggingface
+from keras_albert.pipelines.conversion import run_conversion
+from tests.convert.hf_reference import TOLERANCE
+from tests.convert.hf_reference import hf_model
+from tests.convert.hf_reference import inputs
+
+LABELS = ["negative", "neutral", "positive"]
+
+
+def hf_classifier(num_labels=3, id2label=None, seed=0, **config):
+    torch.manual_seed(seed)
+    backbone_config = hf_model(1, 1).config.to_dict()
+    backbone_config.update(num_labels=num_labels, classifier_dropout_prob=0.2, **config)
+    if id2label:
+        backbone_config.update(id2label=id2label, label2id={v: int(k) for k, v in id2label.items()})
+    model = transformers.AlbertForSequenceClassification(transformers.AlbertConfig(**backbone_config)).eval()
+    with torch.no_grad():  # non-zero biases: zeros would hide mapping errors
+        for name, param in model.named_parameters():
+            if name.endswith("bias") or "LayerNorm" in name:
+                param.add_(0.1 * torch.randn_like(param))
+    return model
+
+
+def hf_logits(model):
+    token_ids, segments, padding = inputs()
+    with torch.no_grad():
+        return model(input_ids=torch.tensor(token_ids), token_type_ids=torch.tensor(segments),
+                     attention_mask=torch.tensor(padding)).logits.numpy()
+
+
+def our_logits(classifier):
+    token_ids, segments, padding = inputs()
+    return np.asarray(classifier.predict(
+        {"token_ids": token_ids.astype("int32"), "segment_ids": segments.astype("int32"), "padding_mask": padding},
+        verbose=0))
+
+
+def test_a_hugging_face_classifier_converts_both_ways_with_its_head_and_names(tmp_path, sentencepiece_proto):
+    theirs = hf_classifier(id2label={str(i): name for i, name in enumerate(LABELS)})
+    theirs.save_pretrained(tmp_path / "hf")
+    (tmp_path / "hf" / "spiece.model").write_bytes(sentencepiece_proto)
+    convert_huggingface(tmp_path / "hf", tmp_path / "preset")
+
+    ours = keras_albert.AlbertClassifier.from_preset(str(tmp_path / "preset"))
+    assert (ours.num_classes, ours.label_names, ours.dropout) == (3, LABELS, 0.2)
+    assert np.abs(our_logits(ours) - hf_logits(theirs)).max() <= TOLERANCE
+    # Raw text works: the preset carries its preprocessor.
+    assert ours.predict(["the cat sat"], verbose=0).shape == (1, 3)
+
+    run_conversion("keras_albert", "hf", tmp_path / "preset", tmp_path / "back")
+    again = transformers.AutoModelForSequenceClassification.from_pretrained(tmp_path / "back").eval()
+    assert type(again).__name__ == "AlbertForSequenceClassification"
+    assert again.config.id2label == dict(enumerate(LABELS))
+    assert again.config.problem_type == "single_label_classification"
+    assert again.config.classifier_dropout_prob == 0.2
+    assert np.abs(hf_logits(again) - hf_logits(theirs)).max() <= 1e-5
+
+
+def test_default_names_stay_unnamed_and_a_regressor_stays_a_regressor(tmp_path):
+    hf_classifier(num_labels=4).save_pretrained(tmp_path / "four")
+    convert_huggingface(tmp_path / "four", tmp_path / "four_preset")
+    assert keras_albert.AlbertClassifier.from_preset(str(tmp_path / "four_preset")).label_names is None
+
+    theirs = hf_classifier(num_labels=1, seed=1)
+    theirs.save_pretrained(tmp_path / "hf")
+    convert_huggingface(tmp_path / "hf", tmp_path / "preset")
+    ours = keras_albert.AlbertClassifier.from_preset(str(tmp_path / "preset"))
+    assert ours.is_regression
+    assert np.abs(our_logits(ours) - hf_logits(theirs)).max() <= TOLERANCE
+    export_huggingface(ours, tmp_path / "back")
+    config = json.loads((tmp_path / "back" / "config.json").read_text())
+    assert (config["num_labels"], config["problem_type"]) == (1, "regression") and "id2label" not in config
+
+
+def test_what_a_classifier_cannot_carry_is_refused_before_anything_is_written(tmp_path):
+    theirs = hf_classifier(problem_type="multi_label_classification")
+    theirs.save_pretrained(tmp_path / "multi")
+    with pytest.raises(ValueError, match="problem_type='multi_label_classification' with 3 label"):
+        convert_huggingface(tmp_path / "multi", tmp_path / "multi_preset")
+    assert not (tmp_path / "multi_preset").exists()
+
+    # Other task models' heads are named, not dropped or reported as stray weights.
+    torch.manual_seed(0)
+    transformers.AlbertForTokenClassification(hf_model(1, 1).config).save_pretrained(tmp_path / "tokens")
+    with pytest.raises(ValueError, match=r"architectures=\['AlbertForTokenClassification'\]; this converter reads"):
+        convert_huggingface(tmp_path / "tokens", tmp_path / "tokens_preset")
+    assert not (tmp_path / "tokens_preset").exists()
+
+    backbone = keras_albert.AlbertBackbone(vocabulary_size=90, num_layers=2, num_heads=2, embedding_dim=8,
+                                           hidden_dim=16, intermediate_dim=32, max_sequence_length=20)
+    mean = keras_albert.AlbertClassifier(backbone, num_classes=2, pooling="mean")
+    with pytest.raises(ValueError, match="pooling='mean' has no Hugging Face form"):
+        export_huggingface(mean, tmp_path / "mean")
+    sigmoid = keras_albert.AlbertClassifier(backbone, num_classes=2, activation="sigmoid")
+    with pytest.raises(ValueError, match=r"outputs logits; this classifier applies activation='sigmoid'"):
+        export_huggingface(sigmoid, tmp_path / "sigmoid")
+    assert not (tmp_path / "mean").exists() and not (tmp_path / "sigmoid").exists()
+
+    # A task preset with a head no Hugging Face layout here holds: refused by name.
+    keras_albert.AlbertTokenClassifier(backbone, num_classes=3).save_to_preset(tmp_path / "token_preset")
+    with pytest.raises(ValueError, match=r"holds an AlbertTokenClassifier, whose head .* would drop the head"):
+        run_conversion("keras_albert", "hf", tmp_path / "token_preset", tmp_path / "token_hf")
+    assert not (tmp_path / "token_hf").exists()
+
+
+def test_a_masked_lm_preset_becomes_albert_for_masked_lm(tmp_path, sentencepiece_proto):
+    # It was written as an AlbertModel, without its head.
+    model = hf_model(1, 1)
+    model.save_pretrained(tmp_path / "hf")
+    (tmp_path / "hf" / "spiece.model").write_bytes(sentencepiece_proto)
+    convert_huggingface(tmp_path / "hf", tmp_path / "pretrainer")
+    keras_albert.AlbertMaskedLM.from_preset(str(tmp_path / "pretrainer")).save_to_preset(tmp_path / "masked_lm")
+    run_conversion("keras_albert", "hf", tmp_path / "masked_lm", tmp_path / "back")
+    again = transformers.AutoModelForMaskedLM.from_pretrained(tmp_path / "back").eval()
+    assert type(again).__name__ == "AlbertForMaskedLM"
+    token_ids, segments, padding = (torch.tensor(a) for a in inputs())
+    with torch.no_grad():
+        expected = model(input_ids=token_ids, token_type_ids=segments, attention_mask=padding).prediction_logits
+        logits = again(input_ids=token_ids, token_type_ids=segments, attention_mask=padding).logits
+    assert np.abs(logits.numpy() - expected.numpy()).max() <= 1e-5
