@@ -56,6 +56,11 @@ class AlbertQuestionAnswererPreprocessor(
             max_question_length=self.max_question_length,
         )
 
+    def build(self, input_shape):
+        # Nothing to build (windows are made in Python): without this Keras
+        # warns, on every `fit` and `predict`, that the tokenizer is unbuilt.
+        self.built = True
+
     def call(self, x, y=None, sample_weight=None):
         if not isinstance(x, dict) or "token_ids" not in x:
             raise ValueError(

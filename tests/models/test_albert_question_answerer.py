@@ -1,5 +1,7 @@
 """Span QA: windows, exact original-text answers, SQuAD v2 no-answer, learning."""
 
+import warnings
+
 import keras
 import numpy as np
 import pytest
@@ -118,3 +120,15 @@ def test_learns_a_synthetic_span_task(tokenizer, tiny_backbone_config):
     predicted = model.answer(questions, contexts)
     exact = np.mean([p["text"] == a[0] for p, a in zip(predicted, answers)])
     assert exact >= 0.9
+
+
+def test_predicting_windows_warns_of_no_unbuilt_preprocessor(tokenizer, tiny_backbone_config):
+    # Keras warned on every `fit` and `predict` that the preprocessor "does
+    # not have a `build()` method ... and has unbuilt state".
+    backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=tokenizer.vocabulary_size()))
+    model = keras_albert.AlbertQuestionAnswerer(backbone, preprocessor=preprocessor(tokenizer))
+    questions, contexts, _ = synthetic(4, seed=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.predict(model.preprocessor.windows(questions, contexts).features, verbose=0)
+    assert not [w for w in caught if "build()" in str(w.message)]
