@@ -17,16 +17,16 @@ import numpy as np
 from keras_albert.convert.albert_config import albert_config_to_ours
 from keras_albert.convert.albert_config import ours_to_hf_config
 from keras_albert.convert.albert_config import read_json_config
-from keras_albert.convert.converted_preset import build_model
 from keras_albert.convert.converted_preset import check_destination
 from keras_albert.convert.converted_preset import check_source
 from keras_albert.convert.converted_preset import write_converted_preset
-from keras_albert.convert.huggingface_tasks import HEAD_NAMES
-from keras_albert.convert.huggingface_tasks import HF_CLASSIFIER
-from keras_albert.convert.huggingface_tasks import classifier_from_hf
-from keras_albert.convert.huggingface_tasks import hf_classifier_head
+from keras_albert.convert.huggingface_tasks import HEADS_BY_ARCHITECTURE
+from keras_albert.convert.huggingface_tasks import hf_task_head
+from keras_albert.convert.huggingface_tasks import task_from_hf
+from keras_albert.convert.huggingface_tasks import task_head_of
 from keras_albert.convert.tf1_names import get_model_weights
-from keras_albert.models.albert_classifier import AlbertClassifier
+from keras_albert.convert.tf1_names import set_model_weights
+from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_tokenizer import AlbertTokenizer
 from keras_albert.presets.preset_validation import MAX_ASSET_BYTES
 from keras_albert.utils.atomic_directory import atomic_directory
@@ -169,9 +169,9 @@ def hf_state_to_tf1(state, config):
 
 def convert_huggingface(src, dst, overwrite=False):
     """Converts a Hugging Face ALBERT directory at `src` to a preset: an
-    encoder, an `AlbertPretrainer` with the heads it stores, or an
-    `AlbertClassifier` (head, dropout, class names) for an
-    `AlbertForSequenceClassification`."""
+    encoder, an `AlbertPretrainer` with the heads it stores, or one of our
+    task models with its head for Hugging Face's task models
+    (`huggingface_tasks.TASK_HEADS`)."""
     src = pathlib.Path(src)
     check_destination(dst, overwrite)
     if not src.is_dir():
@@ -190,16 +190,17 @@ def convert_huggingface(src, dst, overwrite=False):
             "only 'albert' and 'gpt2' convert."
         )
     config = albert_config_to_ours(raw, "hf", source=f"{str(config_path)!r}")
-    architecture = _architecture(raw, config_path)
+    task_head = _task_head(raw, config_path)
+    source = f"Hugging Face model {str(src)!r}"
     with logged_step(_logger, f"Reading the Hugging Face weights in {str(src)!r}"):
         state = read_hf_state(src)
     head = {}
-    if architecture == HF_CLASSIFIER:  # (elsewhere a head's names are reported as unexpected)
-        head = {name: state.pop(name) for name in HEAD_NAMES if name in state}
-        if len(head) != len(HEAD_NAMES):
+    if task_head is not None:  # (elsewhere a head's names are reported as unexpected)
+        head = {name: state.pop(name) for name in task_head.names if name in state}
+        if len(head) != len(task_head.names):
             raise ValueError(
-                f"Hugging Face model {str(src)!r} is an {HF_CLASSIFIER} without its head: "
-                f"{sorted(set(HEAD_NAMES) - set(head))} missing."
+                f"{source} is an {task_head.architecture} without its head: "
+                f"{sorted(set(task_head.names) - set(head))} missing."
             )
     weights = hf_state_to_tf1(state, config)
     vocabulary = src / "spiece.model"
@@ -210,45 +211,59 @@ def convert_huggingface(src, dst, overwrite=False):
         lowercase = read_json_config(tokenizer_config).get("do_lower_case", True) is not False
     vocabulary = (read_regular_bytes(vocabulary, "`src` file", MAX_ASSET_BYTES, follow_link=True)
                   if os.path.lexists(vocabulary) else None)
-    source = f"Hugging Face model {str(src)!r}"
-    if architecture != HF_CLASSIFIER:
+    if task_head is None:
         return write_converted_preset(
             dst, config, weights, vocabulary, source=source, overwrite=overwrite, lowercase=lowercase
         )
-    with logged_step(_logger, f"Building the classifier and checking {len(weights) + len(head)} weights"):
-        backbone = build_model(config, weights, source)
+    name = task_head.task_class.__name__
+    with logged_step(_logger, f"Building the {name} and checking {len(weights) + len(head)} weights"):
+        backbone = AlbertBackbone(**config)
+        if not task_head.pooler:
+            # Hugging Face built it without one: ours keeps its fresh pooler, which the head never reads.
+            for tf1, array in get_model_weights(backbone).items():
+                if tf1.startswith(_POOLER):
+                    weights.setdefault(tf1, array)
+        set_model_weights(backbone, weights, source=source)
         tokenizer = AlbertTokenizer(proto=vocabulary, lowercase=lowercase) if vocabulary is not None else None
-        classifier = classifier_from_hf(backbone, head, raw, tokenizer, source)
+        model = task_from_hf(task_head, backbone, head, raw, tokenizer, source)
     with logged_step(_logger, f"Writing the preset {str(dst)!r}"):
         with atomic_directory(dst, "preset", overwrite) as staging:
-            classifier.save_to_preset(staging)
+            model.save_to_preset(staging)
     return str(dst)
 
 
-# What `convert_huggingface` reads: the encoder, its pretraining heads, and
-# one task head. Other task heads are refused by name rather than dropped.
-_ARCHITECTURES = ("AlbertModel", "AlbertForMaskedLM", "AlbertForPreTraining", HF_CLASSIFIER)
+# What `convert_huggingface` reads besides the task models: the encoder
+# and its pretraining heads.
+_ENCODER_ARCHITECTURES = ("AlbertModel", "AlbertForMaskedLM", "AlbertForPreTraining")
+_POOLER = "bert/pooler/"
 
 
-def _architecture(raw, config_path):
-    """The config's ALBERT architecture (AlbertModel when it names none)."""
+def _task_head(raw, config_path):
+    """The `TaskHead` of the config's architecture; None for the encoder
+    and pretraining architectures (and a config naming none)."""
     named = raw.get("architectures") or ["AlbertModel"]
-    if not isinstance(named, list) or len(named) != 1 or named[0] not in _ARCHITECTURES:
+    accepted = [*_ENCODER_ARCHITECTURES, *HEADS_BY_ARCHITECTURE]
+    if not isinstance(named, list) or len(named) != 1 or named[0] not in accepted:
         raise ValueError(
             f"{str(config_path)!r} names architectures={named!r:.200}; this converter reads one of "
-            f"{list(_ARCHITECTURES)} (the heads of other task models are not converted)."
+            f"{accepted}."
         )
-    return named[0]
+    return HEADS_BY_ARCHITECTURE.get(named[0])
 
 
 def model_to_hf_state(model):
-    """{HF name: array} for one of our backbones, pretrainers or classifiers."""
+    """{HF name: array} for one of our backbones, pretrainers, masked LMs or
+    task models (`huggingface_tasks.TASK_HEADS`)."""
     backbone = getattr(model, "backbone", model)
     table = name_table(backbone.num_groups, backbone.num_inner_repetitions)
-    if isinstance(model, AlbertClassifier):
-        head, _ = hf_classifier_head(model)
-        return {**_named_state(get_model_weights(backbone), [(f"albert.{hf}", tf1, t) for hf, tf1, t in table]),
-                **head}
+    task_head = task_head_of(model)
+    if task_head is not None:
+        weights = get_model_weights(backbone)
+        if not task_head.pooler:  # Hugging Face's model has none
+            table = [row for row in table if not row[1].startswith(_POOLER)]
+            weights = {name: array for name, array in weights.items() if not name.startswith(_POOLER)}
+        table = [(f"albert.{hf}", tf1, t) for hf, tf1, t in table]
+        return {**_named_state(weights, table), **hf_task_head(model)[0]}
     weights = get_model_weights(model)
     if hasattr(model, "masked_lm_head"):
         # Task models keep the backbone under `albert.`; AlbertModel does not.
@@ -272,8 +287,8 @@ def _named_state(weights, table):
 
 
 def hf_architecture(model):
-    if isinstance(model, AlbertClassifier):
-        return HF_CLASSIFIER
+    if task_head_of(model) is not None:
+        return task_head_of(model).architecture
     if not hasattr(model, "masked_lm_head"):
         return "AlbertModel"
     return "AlbertForPreTraining" if getattr(model, "sentence_head", None) is not None else "AlbertForMaskedLM"
@@ -288,8 +303,8 @@ def export_huggingface(model, dst, vocabulary=None, overwrite=False, lowercase=T
     backbone = getattr(model, "backbone", model)
     config = ours_to_hf_config(backbone.get_config(), hf_architecture(model))
     state = model_to_hf_state(model)
-    if isinstance(model, AlbertClassifier):
-        config.update(hf_classifier_head(model)[1])
+    if task_head_of(model) is not None:
+        config.update(hf_task_head(model)[1])
     with logged_step(_logger, f"Writing the Hugging Face model {str(dst)!r}"):
         with atomic_directory(dst, "huggingface", overwrite) as staging:
             staging = pathlib.Path(staging)

@@ -61,33 +61,27 @@ def from_preset(target_format, preset, dst, overwrite=False):
     raise ValueError(f"`--to` must be one of {TARGETS}. Received: {target_format!r}")
 
 
-# The task presets whose whole model Hugging Face's layouts hold (None: a
-# backbone preset).
-_HF_TASKS = (None, "AlbertPretrainer", "AlbertMaskedLM", "AlbertClassifier")
-
-
 def _model_for_hugging_face(preset):
     """The model of `preset` to write in Hugging Face's layout; a task head
-    that layout cannot hold is refused rather than dropped."""
+    no layout there holds is refused rather than dropped."""
     from keras_albert.convert.converted_preset import load_preset_model
     from keras_albert.convert.converted_preset import task_config
-    from keras_albert.models.albert_classifier import AlbertClassifier
+    from keras_albert.convert.huggingface_tasks import TASK_HEADS
     from keras_albert.models.albert_masked_lm import AlbertMaskedLM
 
     task, _ = task_config(preset)
-    if task not in _HF_TASKS:
+    if task in (None, "AlbertPretrainer"):
+        return load_preset_model(preset)
+    task_classes = {head.task_class.__name__: head.task_class for head in TASK_HEADS}
+    task_classes["AlbertMaskedLM"] = AlbertMaskedLM
+    if task not in task_classes:
         raise ValueError(
-            f"Preset {str(preset)!r} holds an {task}, whose head this converter does not write in "
-            "Hugging Face's layout (it writes AlbertModel, AlbertForMaskedLM, AlbertForPreTraining "
-            "and, from an AlbertClassifier, AlbertForSequenceClassification), and converting it "
-            "would drop the head. To convert its encoder alone, save it first: "
+            f"Preset {str(preset)!r} holds an {task}, which has no Hugging Face ALBERT layout "
+            f"(it takes {sorted(task_classes)} and AlbertPretrainer): converting it would drop its "
+            "head. To convert its encoder alone, save it first: "
             "`keras_albert.AlbertBackbone.from_preset(PRESET).save_to_preset(DIRECTORY)`."
         )
-    if task == "AlbertClassifier":
-        return AlbertClassifier.from_preset(str(preset))
-    if task == "AlbertMaskedLM":
-        return AlbertMaskedLM.from_preset(str(preset))
-    return load_preset_model(preset)
+    return task_classes[task].from_preset(str(preset))
 
 
 def run_conversion(source_format, target_format, src, dst, overrides=None, overwrite=False):

@@ -1,12 +1,12 @@
-"""Hugging Face's AlbertForSequenceClassification <-> our AlbertClassifier with
-the head, class names and dropout, and AlbertMaskedLM -> AlbertForMaskedLM;
-a task head Hugging Face's layouts do not get from us is refused, not
-dropped."""
+"""Hugging Face's ALBERT task models <-> ours with their heads, class names
+and dropout (equal outputs both ways), and AlbertMaskedLM ->
+AlbertForMaskedLM; what a layout cannot hold is refused, not dropped."""
 
 import json
 
 import numpy as np
 import pytest
+import safetensors.numpy
 import torch
 import transformers
 
@@ -21,13 +21,13 @@ from tests.convert.hf_reference import inputs
 LABELS = ["negative", "neutral", "positive"]
 
 
-def hf_classifier(num_labels=3, id2label=None, seed=0, **config):
+def hf_classifier(num_labels=3, id2label=None, seed=0, architecture="AlbertForSequenceClassification", **config):
     torch.manual_seed(seed)
     backbone_config = hf_model(1, 1).config.to_dict()
     backbone_config.update(num_labels=num_labels, classifier_dropout_prob=0.2, **config)
     if id2label:
         backbone_config.update(id2label=id2label, label2id={v: int(k) for k, v in id2label.items()})
-    model = transformers.AlbertForSequenceClassification(transformers.AlbertConfig(**backbone_config)).eval()
+    model = getattr(transformers, architecture)(transformers.AlbertConfig(**backbone_config)).eval()
     with torch.no_grad():  # non-zero biases: zeros would hide mapping errors
         for name, param in model.named_parameters():
             if name.endswith("bias") or "LayerNorm" in name:
@@ -86,19 +86,78 @@ def test_default_names_stay_unnamed_and_a_regressor_stays_a_regressor(tmp_path):
     assert (config["num_labels"], config["problem_type"]) == (1, "regression") and "id2label" not in config
 
 
-def test_what_a_classifier_cannot_carry_is_refused_before_anything_is_written(tmp_path):
+def _token_features():
+    token_ids, segments, padding = inputs()
+    return {"token_ids": token_ids.astype("int32"), "segment_ids": segments.astype("int32"), "padding_mask": padding}
+
+
+def _choice_features():
+    # Two questions of three choices each, built from the two rows.
+    token_ids, segments, padding = inputs()
+    pick = np.array([[0, 1, 0], [1, 1, 0]])
+    return {"token_ids": token_ids[pick].astype("int32"), "segment_ids": segments[pick].astype("int32"),
+            "padding_mask": padding[pick]}
+
+
+def _hf_task_outputs(model, features):
+    with torch.no_grad():
+        out = model(input_ids=torch.tensor(features["token_ids"]), token_type_ids=torch.tensor(features["segment_ids"]),
+                    attention_mask=torch.tensor(features["padding_mask"]))
+    if hasattr(out, "start_logits"):
+        return np.stack([out.start_logits.numpy(), out.end_logits.numpy()], axis=-1)
+    return out.logits.numpy()
+
+
+def _our_task_outputs(model, features):
+    out = model.predict(features, verbose=0)
+    if isinstance(out, dict):
+        return np.stack([np.asarray(out["start_logits"]), np.asarray(out["end_logits"])], axis=-1)
+    return np.asarray(out)
+
+
+@pytest.mark.parametrize("architecture, ours, num_labels, features", [
+    ("AlbertForTokenClassification", "AlbertTokenClassifier", 5, _token_features),
+    ("AlbertForQuestionAnswering", "AlbertQuestionAnswerer", 2, _token_features),
+    ("AlbertForMultipleChoice", "AlbertMultipleChoice", 2, _choice_features),
+])
+def test_every_other_task_model_converts_both_ways_with_its_head(
+        tmp_path, sentencepiece_proto, architecture, ours, num_labels, features):
+    names = {"0": "O", "1": "B-PER", "2": "I-PER", "3": "B-LOC", "4": "I-LOC"}
+    theirs = hf_classifier(num_labels=num_labels, architecture=architecture,
+                           id2label=names if ours == "AlbertTokenClassifier" else None)
+    theirs.save_pretrained(tmp_path / "hf")
+    (tmp_path / "hf" / "spiece.model").write_bytes(sentencepiece_proto)
+    convert_huggingface(tmp_path / "hf", tmp_path / "preset")
+    model = getattr(keras_albert, ours).from_preset(str(tmp_path / "preset"))
+    assert model.preprocessor is not None
+    if ours == "AlbertTokenClassifier":
+        assert model.label_names == list(names.values())
+    if ours != "AlbertQuestionAnswerer":
+        assert model.dropout == 0.2
+    expected = _hf_task_outputs(theirs, features())
+    assert np.abs(_our_task_outputs(model, features()) - expected).max() <= TOLERANCE
+
+    run_conversion("keras_albert", "hf", tmp_path / "preset", tmp_path / "back")
+    config = json.loads((tmp_path / "back" / "config.json").read_text())
+    again = getattr(transformers, architecture).from_pretrained(tmp_path / "back").eval()
+    # Token-level models have no pooler there: none is written, so none is reported as unexpected.
+    assert set(again.state_dict()) >= set(safetensors.numpy.load_file(tmp_path / "back" / "model.safetensors"))
+    assert config["architectures"] == [architecture]
+    assert np.abs(_hf_task_outputs(again, features()) - expected).max() <= 1e-5
+
+
+def test_what_a_layout_cannot_carry_is_refused_before_anything_is_written(tmp_path):
     theirs = hf_classifier(problem_type="multi_label_classification")
     theirs.save_pretrained(tmp_path / "multi")
     with pytest.raises(ValueError, match="problem_type='multi_label_classification' with 3 label"):
         convert_huggingface(tmp_path / "multi", tmp_path / "multi_preset")
     assert not (tmp_path / "multi_preset").exists()
 
-    # Other task models' heads are named, not dropped or reported as stray weights.
-    torch.manual_seed(0)
-    transformers.AlbertForTokenClassification(hf_model(1, 1).config).save_pretrained(tmp_path / "tokens")
-    with pytest.raises(ValueError, match=r"architectures=\['AlbertForTokenClassification'\]; this converter reads"):
-        convert_huggingface(tmp_path / "tokens", tmp_path / "tokens_preset")
-    assert not (tmp_path / "tokens_preset").exists()
+    config = json.loads((tmp_path / "multi" / "config.json").read_text())
+    (tmp_path / "multi" / "config.json").write_text(json.dumps({**config, "architectures": ["AlbertForRanking"]}))
+    with pytest.raises(ValueError, match=r"architectures=\['AlbertForRanking'\]; this converter reads one of"):
+        convert_huggingface(tmp_path / "multi", tmp_path / "multi_preset")
+    assert not (tmp_path / "multi_preset").exists()
 
     backbone = keras_albert.AlbertBackbone(vocabulary_size=90, num_layers=2, num_heads=2, embedding_dim=8,
                                            hidden_dim=16, intermediate_dim=32, max_sequence_length=20)
@@ -110,11 +169,10 @@ def test_what_a_classifier_cannot_carry_is_refused_before_anything_is_written(tm
         export_huggingface(sigmoid, tmp_path / "sigmoid")
     assert not (tmp_path / "mean").exists() and not (tmp_path / "sigmoid").exists()
 
-    # A task preset with a head no Hugging Face layout here holds: refused by name.
-    keras_albert.AlbertTokenClassifier(backbone, num_classes=3).save_to_preset(tmp_path / "token_preset")
-    with pytest.raises(ValueError, match=r"holds an AlbertTokenClassifier, whose head .* would drop the head"):
-        run_conversion("keras_albert", "hf", tmp_path / "token_preset", tmp_path / "token_hf")
-    assert not (tmp_path / "token_hf").exists()
+    # A causal LM has no Hugging Face ALBERT layout: refused by name, not written as a bidirectional AlbertModel.
+    with pytest.raises(ValueError, match=r"holds an AlbertCausalLM, which has no Hugging Face ALBERT layout"):
+        run_conversion("keras_albert", "hf", "albert_tiny_causal_en", tmp_path / "causal_hf")
+    assert not (tmp_path / "causal_hf").exists()
 
 
 def test_a_masked_lm_preset_becomes_albert_for_masked_lm(tmp_path, sentencepiece_proto):
