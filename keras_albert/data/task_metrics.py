@@ -103,6 +103,53 @@ def squad_scores(predictions, gold_answers):
     }
 
 
+# The chunk prefixes of the IOB1, IOB2 (BIO) and IOBES tagging schemes.
+_CHUNK_PREFIXES = ("B", "I", "E", "S")
+
+
+def is_entity_scheme(labels):
+    """Whether tag names are chunk tags (`O`, and `B-`/`I-`/`E-`/`S-` with a
+    type), as CoNLL NER's: their entities are then scored as spans."""
+    tags = [label for label in labels if label != "O"]
+    return bool(tags) and all(
+        "-" in tag and tag.split("-", 1)[0] in _CHUNK_PREFIXES and tag.split("-", 1)[1] for tag in tags
+    )
+
+
+def entity_spans(tags):
+    """The entities of one sentence's chunk tags, as `{(start, end, type)}`
+    (end exclusive), by CoNLL's conlleval rules: a chunk starts at B- or S-,
+    or at I-/E- after O, another type or a chunk's end (IOB1); it ends after
+    E- or S-, or before O, B-, S- or another type."""
+    spans, start, kind = set(), None, None
+    for i, tag in enumerate([*tags, "O"]):
+        prefix, _, tag_kind = tag.partition("-") if tag != "O" else ("O", "", None)
+        begins = prefix in ("B", "S") or (prefix in ("I", "E") and (start is None or tag_kind != kind))
+        if start is not None and (prefix == "O" or begins):
+            spans.add((start, i, kind))
+            start = kind = None
+        if begins:
+            start, kind = i, tag_kind
+        if prefix in ("E", "S") and start is not None:
+            spans.add((start, i + 1, kind))
+            start = kind = None
+    return spans
+
+
+def entity_f1(predicted, gold):
+    """Micro F1 over entities (CoNLL-2003's score): an entity counts only
+    where its type and both ends match. `predicted` and `gold` are lists of
+    per-sentence tag-name lists."""
+    found = correct = expected = 0
+    for predicted_tags, gold_tags in zip(predicted, gold, strict=True):
+        ours, theirs = entity_spans(predicted_tags), entity_spans(gold_tags)
+        found, expected, correct = found + len(ours), expected + len(theirs), correct + len(ours & theirs)
+    if not correct:
+        return 0.0
+    precision, recall = correct / found, correct / expected
+    return float(2 * precision * recall / (precision + recall))
+
+
 METRICS = {
     "accuracy": accuracy,
     "f1": f1_binary,

@@ -352,3 +352,27 @@ def test_run_settings_record_what_was_asked_for(settings):
     assert recorded["warmup_fraction"] == settings.warmup_fraction
     assert recorded["validation_fraction"] == settings.validation_fraction
     assert json.loads(json.dumps(recorded)) == recorded
+
+
+def test_chunk_tags_are_chosen_on_entity_f1_and_other_tags_on_accuracy(tmp_path):
+    (tmp_path / "ner.conll").write_text("Anne B-PER\nLee I-PER\nwalks O\n\nin O\nParis B-LOC\n")
+    (tmp_path / "pos.conll").write_text("Anne NNP\nwalks VBZ\n")
+
+    class Tagger:  # what the task reads of a model: its word labels
+        def __init__(self, labels):
+            self.labels = labels
+
+        def predict_word_labels(self, sentences, batch_size):
+            return self.labels
+
+    ner = make_task("token_classification")
+    data = ner.read(str(tmp_path / "ner.conll"), "train")
+    assert ner.metrics[0] == "entity_f1" and ner.label_set == ["B-LOC", "B-PER", "I-PER", "O"]
+    # "Anne Lee" cut to "Anne": 4 of 5 words right, 1 of 2 entities.
+    cut = [[1, 3, 3], [3, 0]]
+    scores = ner.score(Tagger(cut), data)
+    assert scores["accuracy"] == pytest.approx(0.8) and scores["entity_f1"] == pytest.approx(0.5)
+    assert list(scores) == ["entity_f1", "accuracy", "f1_macro"]
+    pos = make_task("token_classification")
+    pos.read(str(tmp_path / "pos.conll"), "train")
+    assert pos.metrics == ("accuracy", "f1_macro")
