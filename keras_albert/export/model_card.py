@@ -8,7 +8,7 @@ then: the model and its parameters, intended and out-of-scope uses, task
 and labels, usage, files, training data with each source's licence, the
 training settings the run recorded, the evaluation quoted from the records,
 bias, risks and limitations as the run's records make them, the framework
-statement (TensorFlow backend only), licences and citations. Every number
+statement (every Keras backend; exports need TensorFlow), licences and citations. Every number
 comes from the preset, its records or the loaded model; nothing is
 re-measured or invented here, and what no record holds is said to be
 unrecorded.
@@ -416,11 +416,12 @@ def _risks(facts):
 
 def _framework(facts):
     lines = ["## Framework and backends", "",
-             "Keras 3 with the **TensorFlow backend only**, through the `keras_albert` package (a "
-             "keras-hub plugin: the preset follows keras-hub's file layout, its classes are "
-             "`keras_albert`'s). The JAX and PyTorch backends are not supported and not tested: "
-             "keras_albert tokenizes with TensorFlow ops (tensorflow-text) and exports TensorFlow "
-             "SavedModels. Set `KERAS_BACKEND=tensorflow`."]
+             "Keras 3 through the `keras_albert` package (a keras-hub plugin: the preset follows "
+             "keras-hub's file layout, its classes are `keras_albert`'s), on **every Keras backend**: "
+             "TensorFlow (the default), JAX and PyTorch (`KERAS_BACKEND=jax` or `torch`, with no "
+             "TensorFlow needed; keras_albert's tests hold every model's outputs there to "
+             "TensorFlow's within 1e-5). Exports (serving SavedModels, TF-Hub modules, TFLite) are "
+             "TensorFlow's and need it."]
     if facts.keras_hub_loadable:
         lines += ["", "keras-hub's own ALBERT classes hold this architecture: `python -m keras_albert "
                   "convert --from=keras_albert --to=keras_hub` writes a preset keras-hub loads without "

@@ -110,7 +110,7 @@ def test_huggingface_upload_keeps_our_card(tmp_path, online, monkeypatch):
     assert calls[1][:3] == ("upload_folder", "me/albert-tiny", str(tmp_path / "published"))
     uploaded_card = calls[2][1]
     # Ours, as uploaded and as left on disk (keras-hub's would claim JAX).
-    assert "**TensorFlow backend only**" in uploaded_card
+    assert "**every Keras backend**" in uploaded_card
     assert (tmp_path / "published" / "README.md").read_text() == uploaded_card
 
 

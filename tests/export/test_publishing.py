@@ -69,7 +69,7 @@ def test_bundled_classifier_publishes_preset_labels_and_card(tmp_path):
     meta, card = _card(out)
     assert meta["pipeline_tag"] == "text-classification" and meta["license"] == "apache-2.0"
     assert "| 25 | noun.time |" in card and "414,464" in card
-    assert "**TensorFlow backend only**" in card and "sun2020mobilebert" in card
+    assert "**every Keras backend**" in card and "sun2020mobilebert" in card
     # Read back as the Hub reads it: the MobileBERT-style student is no
     # keras-hub model, and its report's other three models are not its results.
     data = ModelCard.load(out / "README.md").data
