@@ -36,11 +36,11 @@ from keras_albert.export import export_serving_saved_model
 from keras_albert.export.raw_string_tflite import export_raw_string_tflite
 from keras_albert.export.raw_string_tflite import raw_string_runner
 from keras_albert.export.raw_string_tflite import run_raw_string_tflite
-from keras_albert.export.task_loading import load_task
 from keras_albert.export.tflite_export import export_tflite
 from keras_albert.export.tflite_export import keras_logits
 from keras_albert.export.tflite_export import run_tflite
 from keras_albert.export.tflite_export import token_features
+from keras_albert.publishing.task_loading import load_task
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from recording import check_rounds  # noqa: E402

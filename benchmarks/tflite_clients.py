@@ -31,10 +31,10 @@ import tempfile
 import numpy as np
 
 from keras_albert.datasets import supersense_held_out_sample
-from keras_albert.export.task_loading import load_task
 from keras_albert.export.tflite_export import QUANTIZATIONS
 from keras_albert.export.tflite_export import export_tflite
 from keras_albert.presets.preset_resolution import resolve_preset
+from keras_albert.publishing.task_loading import load_task
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import client_environments  # noqa: E402

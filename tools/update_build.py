@@ -1,7 +1,7 @@
 """Regenerates the top-level Bazel BUILD file from the source tree.
 
 One py_library per subpackage of keras_albert (dependencies point one way:
-utils <- (layers, presets) <- models <- (editing, data, training, export, convert) <- pipelines <- cli), one py_test per
+utils <- (layers, presets) <- models <- (editing, data, training, export, convert, publishing) <- pipelines <- cli), one py_test per
 test file. Run after adding or removing a module or test:
 
     python tools/update_build.py
@@ -38,7 +38,10 @@ LIBRARIES = {
     "serving": ["models"],
     "export": ["models", "serving", "convert", "datasets"],
     "distill": ["layers", "models", "data", "training"],
-    "pipelines": ["models", "editing", "data", "training", "convert", "export", "distill"],
+    # A preset, its card and (TensorFlow's) exports for a model hub; the
+    # exports are imported only when asked for.
+    "publishing": ["models", "presets", "convert", "export", "datasets"],
+    "pipelines": ["models", "editing", "data", "training", "convert", "export", "distill", "publishing"],
     # A thin face over the Python API: flags in, pipelines called.
     "cli": ["pipelines", "utils"],
 }

@@ -1,16 +1,18 @@
-"""Export for serving (SavedModels that take raw strings, TF-Hub, TFLite) and publishing.
+"""Export for serving (SavedModels that take raw strings, TF-Hub, TFLite).
 
 TensorFlow-only: without TensorFlow, importing this package raises a
-one-line `TensorFlowRequiredError` that says what to install.
+one-line `TensorFlowRequiredError` that says what to install. Publishing
+lives in `keras_albert.publishing`, which needs TensorFlow only for the
+exports it adds; its two functions are also named here, as before.
 """
 
 from keras_albert.utils.backend import require_tensorflow
 
-require_tensorflow("keras_albert.export (SavedModel, TF-Hub, TFLite, publishing)", backend_too=False)
+require_tensorflow("keras_albert.export (SavedModel, TF-Hub, TFLite)", backend_too=False)
 
 from keras_albert.export.serving_saved_model import export_serving_saved_model  # noqa: F401, E402
 from keras_albert.export.fine_tunable_tfsm_layer import FineTunableTFSMLayer  # noqa: F401, E402
 from keras_albert.export.tfhub_export import export_tfhub  # noqa: F401, E402
 from keras_albert.export.tflite_export import export_tflite  # noqa: F401, E402
-from keras_albert.export.publishing import publish_preset  # noqa: F401, E402
-from keras_albert.export.publishing import upload_published  # noqa: F401, E402
+from keras_albert.publishing import publish_preset  # noqa: F401, E402
+from keras_albert.publishing import upload_published  # noqa: F401, E402

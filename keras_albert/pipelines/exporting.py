@@ -83,10 +83,10 @@ def run_export(preset, fmt, output, quantize="none", sequence_length=None, pair=
     from keras_albert.export.int8_calibration import calibration_and_check_texts
     from keras_albert.export.raw_string_tflite import export_raw_string_tflite
     from keras_albert.export.serving_saved_model import export_serving_saved_model
-    from keras_albert.export.task_loading import load_task
     from keras_albert.export.tfhub_export import export_tfhub
     from keras_albert.export.tflite_export import export_tflite
     from keras_albert.presets.preset_resolution import resolve_preset
+    from keras_albert.publishing.task_loading import load_task
 
     name = preset
     check_export_flags(fmt, quantize, sequence_length, raw_strings, batch_size, metadata, calibration_texts)

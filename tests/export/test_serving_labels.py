@@ -10,7 +10,7 @@ import tensorflow as tf
 
 import keras_albert
 from keras_albert.export import export_serving_saved_model
-from keras_albert.export.task_loading import load_task
+from keras_albert.publishing.task_loading import load_task
 
 TEXTS = ["the cat sleeps.", "Emma walks slowly to the garden", "", "dog " * 40]
 NAMES = ["animal", "person", "place", "time"]

@@ -78,7 +78,7 @@ if operation == "save":
     ).save_to_preset(target)
 elif operation == "export":
     from keras_albert.export.serving_saved_model import export_serving_saved_model
-    from keras_albert.export.task_loading import load_task
+    from keras_albert.publishing.task_loading import load_task
 
     export_serving_saved_model(load_task(source), target)
 elif operation == "convert":

@@ -65,8 +65,8 @@ _PUBLISH = textwrap.dedent(
     import json
     import sys
 
-    from keras_albert.export import hub_upload
-    from keras_albert.export.publishing import publish_preset
+    from keras_albert.publishing import hub_upload
+    from keras_albert.publishing.publisher import publish_preset
 
     result = publish_preset(sys.argv[1], sys.argv[2], label_names=["a", "b", "c"], exports=())
     print(json.dumps(dict(files=result["files"], not_uploaded=hub_upload.not_uploaded(sys.argv[2]))))

@@ -42,7 +42,7 @@ def _secrets(tmp_path):
 ])
 def test_publish_never_copies_through_a_link(classifier_preset, tmp_path, link, target):
     pytest.importorskip("tensorflow", reason="publishing is TensorFlow's")
-    from keras_albert.export.publishing import publish_preset
+    from keras_albert.publishing.publisher import publish_preset
 
     preset = _copy(classifier_preset, tmp_path)
     target = str(_secrets(tmp_path)) if target == "PRIVATE" else target
@@ -56,7 +56,7 @@ def test_publish_never_copies_through_a_link(classifier_preset, tmp_path, link, 
 @pytest.mark.entry_point("publish")
 def test_publish_never_copies_a_linked_run_record(classifier_preset, tmp_path):
     pytest.importorskip("tensorflow", reason="publishing is TensorFlow's")
-    from keras_albert.export.publishing import publish_preset
+    from keras_albert.publishing.publisher import publish_preset
 
     run = tmp_path / "run"
     _copy(classifier_preset, run)

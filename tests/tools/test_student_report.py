@@ -5,9 +5,9 @@ import pathlib
 
 import pytest
 
-from keras_albert.export.preset_records import Record
-from keras_albert.export.preset_records import describe_record
-from keras_albert.export.preset_records import record_kind
+from keras_albert.publishing.preset_records import Record
+from keras_albert.publishing.preset_records import describe_record
+from keras_albert.publishing.preset_records import record_kind
 from tests.scripts import load_script
 
 student_report = load_script("tools/student_report.py")

@@ -47,7 +47,7 @@ def test_check_returns_the_names():
 
 def test_publish_refuses_a_name_with_a_line_break(tmp_path):
     pytest.importorskip("tensorflow", reason="publishing is TensorFlow's")
-    from keras_albert.export.publishing import publish_preset
+    from keras_albert.publishing.publisher import publish_preset
 
     with pytest.raises(ValueError) as error:
         publish_preset("albert_tiny_en_student_supersense", tmp_path / "out", exports=(),

@@ -5,13 +5,13 @@ import json
 
 import pytest
 
-from keras_albert.export.preset_records import Record
-from keras_albert.export.preset_records import describe_record
-from keras_albert.export.preset_records import find_records
-from keras_albert.export.preset_records import record_kind
-from keras_albert.export.preset_records import recorded_hyperparameters
-from keras_albert.export.preset_records import recorded_label_names
 from keras_albert.presets.preset_resolution import bundled_presets_dir
+from keras_albert.publishing.preset_records import Record
+from keras_albert.publishing.preset_records import describe_record
+from keras_albert.publishing.preset_records import find_records
+from keras_albert.publishing.preset_records import record_kind
+from keras_albert.publishing.preset_records import recorded_hyperparameters
+from keras_albert.publishing.preset_records import recorded_label_names
 
 FINETUNE = {"task": "classification", "selection_metric": "accuracy", "best_epoch": 1,
             "best": {"epoch": 1, "loss": 0.5, "accuracy": 0.75}, "history": [{}], "labels": ["a", "b"]}

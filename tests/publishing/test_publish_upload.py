@@ -7,12 +7,12 @@ import kagglehub
 import pytest
 
 import keras_albert
-from keras_albert.export import hub_upload
-from keras_albert.export import publishing
-from keras_albert.export.hub_upload import UploadError
-from keras_albert.export.hub_upload import check_handle
-from keras_albert.export.publishing import publish_preset
-from keras_albert.export.publishing import upload_published
+from keras_albert.publishing import hub_upload
+from keras_albert.publishing import publisher as publishing
+from keras_albert.publishing.hub_upload import UploadError
+from keras_albert.publishing.hub_upload import check_handle
+from keras_albert.publishing.publisher import publish_preset
+from keras_albert.publishing.publisher import upload_published
 from keras_albert.utils.atomic_directory import MARKER_FILE
 
 SUPERSENSE = "albert_tiny_en_student_supersense"

@@ -34,24 +34,6 @@ from keras_albert.convert.converted_preset import load_preset_model
 from keras_albert.convert.converted_preset import preset_vocabulary
 from keras_albert.convert.converted_preset import task_config
 from keras_albert.convert.keras_hub_preset import keras_hub_can_hold
-from keras_albert.export.hub_upload import check_handle
-from keras_albert.export.hub_upload import check_license
-from keras_albert.export.hub_upload import check_uploader
-from keras_albert.export.hub_upload import upload_directory
-from keras_albert.export.label_file import LABELS_FILE
-from keras_albert.export.label_file import write_label_file
-from keras_albert.export.model_card import TASK_WORDS
-from keras_albert.export.model_card import CardFacts
-from keras_albert.export.model_card import render_model_card
-from keras_albert.export.preset_records import find_records
-from keras_albert.export.preset_records import recorded_label_names
-from keras_albert.export.serving_saved_model import export_serving_saved_model
-from keras_albert.export.task_loading import TASK_CLASSES
-from keras_albert.export.tfhub_export import check_hub_exportable
-from keras_albert.export.tfhub_export import export_tfhub
-from keras_albert.export.training_data_licences import PRESET_DATA
-from keras_albert.export.training_data_licences import PRESET_WEIGHTS_LICENCE
-from keras_albert.export.training_data_licences import uses_wordnet
 from keras_albert.models.albert_presets import BUNDLED_PRESET_DESCRIPTIONS
 from keras_albert.models.albert_presets import OFFICIAL_PRESETS
 from keras_albert.models.albert_presets import PRESET_ALIASES
@@ -60,12 +42,30 @@ from keras_albert.models.label_names import check_num_classes
 from keras_albert.presets.preset_resolution import bundled_presets
 from keras_albert.presets.preset_resolution import bundled_presets_dir
 from keras_albert.presets.preset_resolution import resolve_preset
+from keras_albert.publishing.hub_upload import check_handle
+from keras_albert.publishing.hub_upload import check_license
+from keras_albert.publishing.hub_upload import check_uploader
+from keras_albert.publishing.hub_upload import upload_directory
+from keras_albert.publishing.model_card import TASK_WORDS
+from keras_albert.publishing.model_card import CardFacts
+from keras_albert.publishing.model_card import render_model_card
+from keras_albert.publishing.preset_records import find_records
+from keras_albert.publishing.preset_records import recorded_label_names
+from keras_albert.publishing.task_loading import TASK_CLASSES
+from keras_albert.publishing.training_data_licences import PRESET_DATA
+from keras_albert.publishing.training_data_licences import PRESET_WEIGHTS_LICENCE
+from keras_albert.publishing.training_data_licences import uses_wordnet
 from keras_albert.utils.atomic_directory import MARKER_FILE
 from keras_albert.utils.atomic_directory import artifact_kind
 from keras_albert.utils.atomic_directory import atomic_directory
 from keras_albert.utils.atomic_directory import check_replaceable
 from keras_albert.utils.atomic_file import check_writable_directory
+from keras_albert.utils.backend import TensorFlowRequiredError
+from keras_albert.utils.backend import optional_tensorflow
+from keras_albert.utils.backend import require_tensorflow
+from keras_albert.utils.label_file import LABELS_FILE
 from keras_albert.utils.label_file import check_label_lines
+from keras_albert.utils.label_file import write_label_file
 from keras_albert.utils.package_resources import open_package_file
 from keras_albert.utils.regular_files import check_regular_file
 
@@ -208,8 +208,26 @@ def _load(staging, task_class):
     return load_preset_model(str(staging))
 
 
+def _require_tensorflow_for(exports):
+    """Exports are TensorFlow SavedModels: asked for (or left to "auto")
+    where TensorFlow or its backend is missing, one line says what to do,
+    before any work."""
+    if not exports:
+        return
+    what = ("default exports=\"auto\" (a serving SavedModel for a task, TF-Hub modules for an "
+            "encoder)" if exports == "auto" else f"exports={list(exports)}")
+    try:
+        require_tensorflow(f"publish's {what}", backend_too=True)
+    except TensorFlowRequiredError as error:
+        raise TensorFlowRequiredError(
+            f"{error} To publish the preset and its model card alone: exports=() (--exports=none)."
+        ) from None
+
+
 def _plan_exports(exports, model, task_class):
     """The exports to write and sentences for those left out (auto mode)."""
+    from keras_albert.export.tfhub_export import check_hub_exportable
+
     serving_ok = task_class in TASK_CLASSES and getattr(model, "preprocessor", None) is not None
     try:
         check_hub_exportable(getattr(model, "backbone", model))
@@ -240,6 +258,11 @@ def _serving_description(path):
 
 def _write_exports(staging, model, planned, pair, check_texts, length_buckets):
     files = {}
+    if not planned:
+        return files
+    from keras_albert.export.serving_saved_model import export_serving_saved_model
+    from keras_albert.export.tfhub_export import export_tfhub
+
     if "serving" in planned:
         export_serving_saved_model(model, staging / "serving", pair=pair, check_texts=check_texts,
                                    length_buckets=length_buckets)
@@ -274,12 +297,15 @@ def _entries(directory):
 def _versions():
     import keras
     import keras_hub
-    import tensorflow as tf
 
     import keras_albert
 
-    return {"keras_albert": keras_albert.__version__, "TensorFlow": tf.__version__,
-            "Keras": keras.__version__, "keras-hub": keras_hub.__version__}
+    versions = {"keras_albert": keras_albert.__version__, "Keras": keras.__version__,
+                "Keras backend": keras.config.backend(), "keras-hub": keras_hub.__version__}
+    tensorflow, _ = optional_tensorflow()
+    if tensorflow is not None:
+        versions["TensorFlow"] = tensorflow.__version__
+    return versions
 
 
 def _title(preset, preset_dir):
@@ -432,7 +458,7 @@ def publish_preset(
 
     Raises:
         ValueError: bad arguments (before any work).
-        keras_albert.export.hub_upload.UploadError: the upload failed; the
+        keras_albert.publishing.hub_upload.UploadError: the upload failed; the
             directory is complete.
 
     Example:
@@ -443,6 +469,7 @@ def publish_preset(
         check_uploader(scheme)
     check_license(license)
     exports = _check_exports(exports)
+    _require_tensorflow_for(exports)
     _check_utf8_path(preset)
     preset_dir = pathlib.Path(resolve_preset(preset))
     output = _check_output(output, preset_dir, overwrite)
@@ -464,7 +491,7 @@ def publish_preset(
             with open_package_file("keras_albert.datasets", "data", WORDNET_LICENSE) as licence:
                 (staging / WORDNET_LICENSE).write_bytes(licence.read())
         model = _load(staging, task_class)
-        planned, not_exported = _plan_exports(exports, model, task_class)
+        planned, not_exported = _plan_exports(exports, model, task_class) if exports else ((), [])
         files = _write_exports(staging, model, planned, pair, list(check_texts or _CHECK_TEXTS),
                                length_buckets)
         facts = _facts(preset, preset_dir, staging, model, task_class, label_names, label_source,

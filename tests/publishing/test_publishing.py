@@ -12,10 +12,10 @@ from huggingface_hub import ModelCard
 
 import keras_albert
 from keras_albert import datasets
-from keras_albert.export import publishing
 from keras_albert.export.label_file import read_label_file
-from keras_albert.export.publishing import publish_preset
 from keras_albert.presets.preset_resolution import bundled_presets_dir
+from keras_albert.publishing import publisher as publishing
+from keras_albert.publishing.publisher import publish_preset
 from keras_albert.utils.atomic_directory import artifact_kind
 
 SUPERSENSE = "albert_tiny_en_student_supersense"
@@ -222,7 +222,7 @@ def test_no_path_of_this_machine_is_published(tmp_path, unnamed_run):
 
 
 def test_base_model_and_datasets_come_from_the_run_record():
-    from keras_albert.export.preset_records import Record
+    from keras_albert.publishing.preset_records import Record
 
     record = Record("metrics.json", "training_run/metrics.json", "finetuning",
                     {"preset": "albert-base-v2", "data": {"glue_task": "SST-2"}})

@@ -8,10 +8,10 @@ import pathlib
 import yaml
 from huggingface_hub import ModelCard
 
-from keras_albert.export.model_card import CardFacts
-from keras_albert.export.model_card import render_model_card
-from keras_albert.export.preset_records import Record
-from keras_albert.export.training_data_licences import PRESET_DATA
+from keras_albert.publishing.model_card import CardFacts
+from keras_albert.publishing.model_card import render_model_card
+from keras_albert.publishing.preset_records import Record
+from keras_albert.publishing.training_data_licences import PRESET_DATA
 
 BACKBONE = dict(num_layers=4, hidden_dim=128, embedding_dim=32, num_heads=4, intermediate_dim=256,
                 sharing="all", vocabulary_size=8000, max_sequence_length=128, attention="full")

@@ -21,10 +21,10 @@ from huggingface_hub import EvalResult
 from huggingface_hub import ModelCard
 from huggingface_hub import ModelCardData
 
-from keras_albert.export.preset_records import describe_record
-from keras_albert.export.preset_records import recorded_hyperparameters
-from keras_albert.export.preset_records import selection
-from keras_albert.export.training_data_licences import uses_wordnet
+from keras_albert.publishing.preset_records import describe_record
+from keras_albert.publishing.preset_records import recorded_hyperparameters
+from keras_albert.publishing.preset_records import selection
+from keras_albert.publishing.training_data_licences import uses_wordnet
 
 PIPELINE_TAGS = {
     "AlbertClassifier": "text-classification",
