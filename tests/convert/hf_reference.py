@@ -73,3 +73,11 @@ def max_difference(a, b, padding):
     # Padded positions of the sequence output are not comparable (HF and
     # Google both compute them, but they carry no meaning).
     return np.abs((a - b) * padding[..., None]).max()
+
+
+def saved_with_vocabulary(model, directory, proto):
+    """`model` saved as a Hugging Face directory with `proto` as its
+    spiece.model; returns the directory."""
+    model.save_pretrained(directory)
+    (directory / "spiece.model").write_bytes(proto)
+    return directory

@@ -17,6 +17,7 @@ from tests.convert.hf_reference import hf_outputs
 from tests.convert.hf_reference import inputs
 from tests.convert.hf_reference import max_difference
 from tests.convert.hf_reference import our_outputs
+from tests.convert.hf_reference import saved_with_vocabulary
 
 
 @pytest.mark.large
@@ -98,8 +99,7 @@ def test_masked_lm_from_a_converted_preset_keeps_the_mlm_head(tmp_path, sentence
     import keras_albert
 
     model = hf_model(1, 1)
-    model.save_pretrained(tmp_path / "hf")
-    (tmp_path / "hf" / "spiece.model").write_bytes(sentencepiece_proto)
+    saved_with_vocabulary(model, tmp_path / "hf", sentencepiece_proto)
     convert_huggingface(tmp_path / "hf", tmp_path / "preset")
     masked_lm = keras_albert.AlbertMaskedLM.from_preset(str(tmp_path / "preset"))
     pretrainer = load_preset_model(tmp_path / "preset")
@@ -117,8 +117,7 @@ def test_casing_survives_both_directions(tmp_path, sentencepiece_proto, capsys):
     from keras_albert.cli.main import main
 
     model = hf_model(1, 1)
-    model.save_pretrained(tmp_path / "hf")
-    (tmp_path / "hf" / "spiece.model").write_bytes(sentencepiece_proto)
+    saved_with_vocabulary(model, tmp_path / "hf", sentencepiece_proto)
     (tmp_path / "hf" / "tokenizer_config.json").write_text(json.dumps({"do_lower_case": False}))
     convert_huggingface(tmp_path / "hf", tmp_path / "preset")
     assert keras_albert.AlbertTokenizer.from_preset(str(tmp_path / "preset")).lowercase is False

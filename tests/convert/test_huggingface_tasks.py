@@ -17,6 +17,7 @@ from keras_albert.pipelines.conversion import run_conversion
 from tests.convert.hf_reference import TOLERANCE
 from tests.convert.hf_reference import hf_model
 from tests.convert.hf_reference import inputs
+from tests.convert.hf_reference import saved_with_vocabulary
 
 LABELS = ["negative", "neutral", "positive"]
 
@@ -51,8 +52,7 @@ def our_logits(classifier):
 
 def test_a_hugging_face_classifier_converts_both_ways_with_its_head_and_names(tmp_path, sentencepiece_proto):
     theirs = hf_classifier(id2label={str(i): name for i, name in enumerate(LABELS)})
-    theirs.save_pretrained(tmp_path / "hf")
-    (tmp_path / "hf" / "spiece.model").write_bytes(sentencepiece_proto)
+    saved_with_vocabulary(theirs, tmp_path / "hf", sentencepiece_proto)
     convert_huggingface(tmp_path / "hf", tmp_path / "preset")
 
     ours = keras_albert.AlbertClassifier.from_preset(str(tmp_path / "preset"))
@@ -125,8 +125,7 @@ def test_every_other_task_model_converts_both_ways_with_its_head(
     names = {"0": "O", "1": "B-PER", "2": "I-PER", "3": "B-LOC", "4": "I-LOC"}
     theirs = hf_classifier(num_labels=num_labels, architecture=architecture,
                            id2label=names if ours == "AlbertTokenClassifier" else None)
-    theirs.save_pretrained(tmp_path / "hf")
-    (tmp_path / "hf" / "spiece.model").write_bytes(sentencepiece_proto)
+    saved_with_vocabulary(theirs, tmp_path / "hf", sentencepiece_proto)
     convert_huggingface(tmp_path / "hf", tmp_path / "preset")
     model = getattr(keras_albert, ours).from_preset(str(tmp_path / "preset"))
     assert model.preprocessor is not None
@@ -178,8 +177,7 @@ def test_what_a_layout_cannot_carry_is_refused_before_anything_is_written(tmp_pa
 def test_a_masked_lm_preset_becomes_albert_for_masked_lm(tmp_path, sentencepiece_proto):
     # It was written as an AlbertModel, without its head.
     model = hf_model(1, 1)
-    model.save_pretrained(tmp_path / "hf")
-    (tmp_path / "hf" / "spiece.model").write_bytes(sentencepiece_proto)
+    saved_with_vocabulary(model, tmp_path / "hf", sentencepiece_proto)
     convert_huggingface(tmp_path / "hf", tmp_path / "pretrainer")
     keras_albert.AlbertMaskedLM.from_preset(str(tmp_path / "pretrainer")).save_to_preset(tmp_path / "masked_lm")
     run_conversion("keras_albert", "hf", tmp_path / "masked_lm", tmp_path / "back")
