@@ -11,9 +11,12 @@ input), or is a .tsv/.csv/.jsonl table whose --text_columns are read (two
 columns for text pairs). Each text gets a row: the text, the predicted
 label (by name), its probability and every class's probability (a
 regressor's row: the text and its score), as JSON lines or as TSV
-(--format; default: tsv for an --output ending in .tsv).
---preset is a text classifier preset (the preset/ `finetune` writes, or a
-bundled name) and runs on every Keras backend; --saved_model is a serving
+(--format; default: tsv for an --output ending in .tsv). A token
+classifier preset (`finetune --task=token_classification`, CoNLL NER say)
+tags each whitespace word instead: a row holds the text, its words and
+their labels (null, in TSV `-`, for words past --sequence_length).
+--preset is a text or token classifier preset (the preset/ `finetune`
+writes, or a bundled name) and runs on every Keras backend; --saved_model is a serving
 SavedModel (its serving/), TensorFlow only. Texts run in batches, each
 padded to its length bucket; long inputs report progress in texts, with
 the time left. Progress goes to stderr when the rows go to stdout. An
@@ -29,7 +32,7 @@ from keras_albert.pipelines.prediction_settings import STDOUT
 from keras_albert.pipelines.prediction_settings import PredictSettings
 from keras_albert.pipelines.prediction_settings import check_predict_settings
 
-HELP = "classify texts with a fine-tuned classifier (preset or serving SavedModel)"
+HELP = "classify texts (or tag their words) with a fine-tuned classifier (preset or serving SavedModel)"
 
 
 def define_flags(flag_values):

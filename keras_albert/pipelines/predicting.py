@@ -27,12 +27,15 @@ from keras_albert.models.albert_classifier import AlbertClassifier
 from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
+from keras_albert.models.albert_token_classifier import AlbertTokenClassifier
 from keras_albert.models.length_buckets import CHUNK_BATCHES
 from keras_albert.pipelines.prediction_settings import STDIN
 from keras_albert.pipelines.prediction_settings import STDOUT
 from keras_albert.pipelines.prediction_settings import TABLE_SUFFIXES
 from keras_albert.pipelines.prediction_settings import check_predict_settings
 from keras_albert.pipelines.prediction_settings import output_format
+from keras_albert.pipelines.word_tagging import PresetTagger
+from keras_albert.pipelines.word_tagging import format_tagged_rows
 from keras_albert.presets.preset_kind import too_long_for_positions
 from keras_albert.presets.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_file import write_file_atomically
@@ -68,26 +71,9 @@ class PresetClassifier:
 
     takes_pairs = None  # a preset does not record whether it was trained on pairs
 
-    def __init__(self, preset, sequence_length=None):
-        directory = pathlib.Path(resolve_preset(preset))
+    def __init__(self, preset, sequence_length=None, directory=None):
+        directory = directory or preset_task(preset, taggers=False)[0]
         self.source = f"preset {preset!r}"
-        task_file = directory / "task.json"
-        if not task_file.is_file():
-            raise ValueError(
-                f"`--preset` {preset!r} holds no fine-tuned task (no task.json), so it has no classes "
-                "to predict: pass a text classifier, e.g. the preset/ that `finetune "
-                "--task=classification` writes."
-            )
-        try:
-            task = json.loads(task_file.read_text(encoding="utf-8"))
-            name = task["registered_name"].split(">")[-1]
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise ValueError(f"`--preset` {preset!r}: {str(task_file)!r} is not a task config ({error}).") from None
-        if name != AlbertClassifier.__name__:
-            raise ValueError(
-                f"`--preset` {preset!r} holds {name} (its task.json); predict and evaluate take text classifiers "
-                f"({AlbertClassifier.__name__}, written by `finetune --task=classification` or `--task=regression`)."
-            )
         with logged_step(_logger, f"Loading {self.source}"):
             kwargs = {}
             if sequence_length is not None:
@@ -187,15 +173,48 @@ class SavedModelClassifier:
         return self._seen.get(int(class_id), str(int(class_id)))
 
 
-def load_classifier(preset=None, saved_model=None, sequence_length=None):
+def preset_task(preset, taggers):
+    """`(directory, task class name)` of a preset that `predict` (with
+    `taggers`, token classifiers too) or `evaluate` takes; others are
+    refused, naming what is taken."""
+    directory = pathlib.Path(resolve_preset(preset))
+    task_file = directory / "task.json"
+    if not task_file.is_file():
+        raise ValueError(
+            f"`--preset` {preset!r} holds no fine-tuned task (no task.json), so it has no classes "
+            "to predict: pass a text classifier, e.g. the preset/ that `finetune "
+            "--task=classification` writes."
+        )
+    try:
+        task = json.loads(task_file.read_text(encoding="utf-8"))
+        name = task["registered_name"].split(">")[-1]
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"`--preset` {preset!r}: {str(task_file)!r} is not a task config ({error}).") from None
+    accepted = [AlbertClassifier.__name__] + ([AlbertTokenClassifier.__name__] if taggers else [])
+    if name not in accepted:
+        what = ("predict takes text classifiers and token classifiers" if taggers
+                else "evaluate takes text classifiers")
+        raise ValueError(
+            f"`--preset` {preset!r} holds {name} (its task.json); {what} ({', '.join(accepted)}, written by "
+            "`finetune --task=classification` or `--task=regression`"
+            + (", and `--task=token_classification`)." if taggers else ").")
+        )
+    return directory, name
+
+
+def load_classifier(preset=None, saved_model=None, sequence_length=None, taggers=False):
     """A `PresetClassifier` or a `SavedModelClassifier` (exactly one of
-    `preset` and `saved_model`)."""
+    `preset` and `saved_model`); with `taggers`, a token classifier preset
+    gives a `PresetTagger`."""
     if saved_model:
         if sequence_length is not None:
             raise ValueError(
                 "`--sequence_length` applies to `--preset`; a SavedModel keeps the length it was exported with.")
         return SavedModelClassifier(saved_model)
-    return PresetClassifier(preset, sequence_length)
+    directory, name = preset_task(preset, taggers)
+    if name == AlbertTokenClassifier.__name__:
+        return PresetTagger(preset, directory, sequence_length)
+    return PresetClassifier(preset, sequence_length, directory)
 
 
 def _check_pairs(classifier, pairs):
@@ -298,7 +317,14 @@ def predict_texts(settings):
     and returns them (see `prediction_rows`)."""
     check_predict_settings(settings)
     texts, pairs = read_texts(settings.texts, settings.text_columns)
-    classifier = load_classifier(settings.preset, settings.saved_model, settings.sequence_length)
+    classifier = load_classifier(settings.preset, settings.saved_model, settings.sequence_length, taggers=True)
+    if isinstance(classifier, PresetTagger):
+        if pairs is not None:
+            raise ValueError(f"The {classifier.source} tags the words of single texts; received two "
+                             "`--text_columns`.")
+        rows = classifier.rows(texts, settings.batch_size)
+        write_output(format_tagged_rows(rows, output_format(settings)), settings.output)
+        return rows
     probabilities = classify(classifier, texts, pairs, settings.batch_size)
     rows = prediction_rows(classifier, texts, pairs, probabilities)
     write_output(format_rows(rows, output_format(settings)), settings.output)

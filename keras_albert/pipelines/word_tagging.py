@@ -1,0 +1,79 @@
+"""`predict` with a token classifier preset: one label per word.
+
+What `finetune --task=token_classification` writes (CoNLL NER, say) tags
+texts here: each text is split into words at whitespace, as CoNLL files
+hold them, and each word gets the label of its first piece
+(`AlbertTokenClassifier.predict_word_labels`); words cut by the preset's
+length get none.
+"""
+
+import csv
+import io
+import json
+import logging
+import time
+
+from keras_albert.models.albert_token_classifier import AlbertTokenClassifier
+from keras_albert.models.albert_token_classifier_preprocessor import (
+    AlbertTokenClassifierPreprocessor,
+)
+from keras_albert.models.length_buckets import CHUNK_BATCHES
+from keras_albert.presets.preset_kind import too_long_for_positions
+from keras_albert.utils.progress import logged_step
+
+_logger = logging.getLogger(__name__)
+# The TSV's mark for a word the preset's length cut (JSON lines hold null).
+CUT = "-"
+
+
+class PresetTagger:
+    """A token classifier preset; `rows(texts, batch_size)` tags texts."""
+
+    def __init__(self, preset, directory, sequence_length=None):
+        self.source = f"preset {preset!r}"
+        with logged_step(_logger, f"Loading {self.source}"):
+            kwargs = {}
+            if sequence_length is not None:
+                kwargs["preprocessor"] = AlbertTokenClassifierPreprocessor.from_preset(
+                    str(directory), sequence_length=sequence_length)
+            self.model = AlbertTokenClassifier.from_preset(str(directory), **kwargs)
+        maximum = self.model.backbone.max_sequence_length
+        if sequence_length is not None and sequence_length > maximum:
+            raise too_long_for_positions(preset, sequence_length, maximum)
+        names = self.model.label_names
+        self.label_names = list(names) if names else [str(i) for i in range(self.model.num_classes)]
+
+    def rows(self, texts, batch_size):
+        """One dict per text: the text, its words and each word's label
+        (None where the length cut it), in the texts' order; inputs longer
+        than one chunk log their progress in texts."""
+        count, chunk = len(texts), batch_size * CHUNK_BATCHES
+        _logger.info("Tagging %s text%s in batches of %d with the %s", f"{count:,}", "" if count == 1 else "s",
+                     batch_size, self.source)
+        rows, start_time = [], time.monotonic()
+        for start in range(0, count, chunk):
+            stop = min(start + chunk, count)
+            words = [text.split() for text in texts[start:stop]]
+            labels = self.model.predict_word_labels(words, batch_size=batch_size)
+            for text, text_words, ids in zip(texts[start:stop], words, labels):
+                rows.append({"text": text, "words": text_words,
+                             "labels": [self.label_names[i] if i >= 0 else None for i in ids]})
+            if count > chunk:
+                elapsed = time.monotonic() - start_time
+                left = f", about {elapsed / stop * (count - stop):.0f} s left" if stop < count else ""
+                _logger.info("Texts tagged: %s/%s (%d %%), %.0f s%s",
+                             f"{stop:,}", f"{count:,}", 100 * stop // count, elapsed, left)
+        return rows
+
+
+def format_tagged_rows(rows, output_format):
+    """JSON lines, or TSV with a header: the text and its labels, one per
+    word and space-separated (`-` for a word the length cut)."""
+    if output_format == "jsonl":
+        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
+    writer.writerow(["text", "labels"])
+    for row in rows:
+        writer.writerow([row["text"], " ".join(CUT if label is None else label for label in row["labels"])])
+    return buffer.getvalue()
