@@ -243,8 +243,10 @@ class TokenTask:
                   for name in self.metrics if name != "entity_f1"}
         if "entity_f1" in self.metrics:
             names = self.label_set
+            # A word the length cut (-1) has no label: outside every entity.
             scores["entity_f1"] = task_metrics.entity_f1(
-                [[names[i] for i in row] for row in predicted], [[names[i] for i in row] for row in labels]
+                [[names[i] if i >= 0 else "O" for i in row] for row in predicted],
+                [[names[i] for i in row] for row in labels],
             )
         return {name: scores[name] for name in self.metrics}
 

@@ -373,6 +373,13 @@ def test_chunk_tags_are_chosen_on_entity_f1_and_other_tags_on_accuracy(tmp_path)
     scores = ner.score(Tagger(cut), data)
     assert scores["accuracy"] == pytest.approx(0.8) and scores["entity_f1"] == pytest.approx(0.5)
     assert list(scores) == ["entity_f1", "accuracy", "f1_macro"]
+    # A word the length cut (-1) is outside every entity: never the last tag's (S-LOC, sorted after O).
+    (tmp_path / "iobes.conll").write_text("Anne B-PER\nLee E-PER\nin O\nParis S-LOC\n")
+    iobes = make_task("token_classification")
+    data = iobes.read(str(tmp_path / "iobes.conll"), "train")
+    assert iobes.label_set[-1] == "S-LOC"
+    scores = iobes.score(Tagger([[0, 1, 2, -1]]), data)
+    assert scores["entity_f1"] == pytest.approx(2 / 3) and scores["accuracy"] == pytest.approx(0.75)
     pos = make_task("token_classification")
     pos.read(str(tmp_path / "pos.conll"), "train")
     assert pos.metrics == ("accuracy", "f1_macro")
