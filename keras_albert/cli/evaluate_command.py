@@ -11,7 +11,11 @@ class names. Writes JSON: the metrics `finetune` reports for classification
 (accuracy, macro F1), per-class precision, recall, F1 and support, and the
 confusion matrix (rows: true label, columns: predicted label); for a
 regressor (`finetune --task=regression`, numeric labels) Pearson and
-Spearman correlation and the mean squared error. --preset
+Spearman correlation and the mean squared error. For a token classifier
+preset (`finetune --task=token_classification`) --data is CoNLL columns
+(word first, tag last, a blank line between sentences; any file name):
+word accuracy and macro F1, entity F1 for chunk tags (B-PER, I-LOC, ...),
+per-tag scores and the confusion matrix, as `finetune` scores it. --preset
 runs on every Keras backend; --saved_model (a serving SavedModel) needs
 TensorFlow. Progress goes to stderr when the report goes to stdout. An
 existing --output file is replaced only with --overwrite.

@@ -7,7 +7,9 @@ metrics as `finetune` computes them (accuracy and macro F1, from
 `keras_albert.data.task_metrics`), per-class precision, recall, F1 and
 support, and the confusion matrix (rows: true labels, columns: predicted),
 as JSON. A regressor is scored as `finetune --task=regression` scores it
-(Pearson and Spearman correlation), with the mean squared error.
+(Pearson and Spearman correlation), with the mean squared error; a token
+classifier on a CoNLL file as `finetune --task=token_classification`
+scores it (word accuracy, macro F1, and entity F1 for chunk tags).
 """
 
 import json
@@ -15,11 +17,14 @@ import json
 import numpy as np
 
 from keras_albert.data import task_metrics
+from keras_albert.data.task_files import TaskFileError
+from keras_albert.data.task_files import read_conll
 from keras_albert.data.task_files import read_text_examples
 from keras_albert.pipelines.predicting import classify
 from keras_albert.pipelines.predicting import load_classifier
 from keras_albert.pipelines.predicting import write_output
 from keras_albert.pipelines.prediction_settings import check_evaluate_settings
+from keras_albert.pipelines.word_tagging import PresetTagger
 
 # What `finetune --task=classification` (and `--task=regression`) scores
 # every epoch with.
@@ -85,13 +90,46 @@ def _regression_report(settings, classifier, examples):
             "examples": len(scores), "metrics": metrics}
 
 
+def _tagging_report(settings, tagger):
+    """A token classifier on a CoNLL file: word accuracy and macro F1 as
+    `finetune` scores them (a word the length cut counts as wrong), entity
+    F1 for chunk tags, and per-tag scores with the confusion matrix."""
+    names = tagger.label_names
+    try:
+        sentences, labels, _ = read_conll(settings.data, label_set=names)
+    except TaskFileError as error:
+        raise ValueError(f"`--data` {settings.data!r} is not CoNLL columns for this tagger: {error}") from None
+    predicted = tagger.model.predict_word_labels(sentences, batch_size=settings.batch_size)
+    index = {name: i for i, name in enumerate(names)}
+    true_ids = np.concatenate([[index[tag] for tag in row] for row in labels])
+    predicted_ids = np.concatenate([np.asarray(row) for row in predicted])
+    metrics = {name: task_metrics.METRICS[name](predicted_ids, true_ids) for name in CLASSIFICATION_METRICS}
+    if task_metrics.is_entity_scheme(names):
+        metrics = {"entity_f1": task_metrics.entity_f1(
+            [[names[i] if i >= 0 else "O" for i in row] for row in predicted], labels), **metrics}
+    kept = predicted_ids >= 0
+    counts = confusion_matrix(true_ids[kept], predicted_ids[kept], len(names))
+    return {
+        "model": settings.preset, "data": settings.data, "sentences": len(sentences),
+        "words": len(true_ids), "words_cut_by_length": int((~kept).sum()), "metrics": metrics,
+        "per_class": per_class_scores(counts, names),
+        "confusion_matrix": {"labels": names, "rows": "true label", "columns": "predicted label",
+                             "counts": counts.tolist(), "of": "words the length kept"},
+    }
+
+
 def evaluate_classifier(settings):
-    """Scores the classifier (or regressor) on `settings.data`; writes the
-    report (JSON) to `settings.output` and returns it."""
+    """Scores the classifier (or regressor, or token classifier) on
+    `settings.data`; writes the report (JSON) to `settings.output` and
+    returns it."""
     check_evaluate_settings(settings)
+    classifier = load_classifier(settings.preset, settings.saved_model, settings.sequence_length)
+    if isinstance(classifier, PresetTagger):
+        report = _tagging_report(settings, classifier)
+        write_output(report_json(report), settings.output)
+        return report
     examples = read_text_examples(
         settings.data, text_columns=tuple(settings.text_columns), label_column=settings.label_column)
-    classifier = load_classifier(settings.preset, settings.saved_model, settings.sequence_length)
     if classifier.regression:
         report = _regression_report(settings, classifier, examples)
         write_output(report_json(report), settings.output)

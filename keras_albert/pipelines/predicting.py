@@ -72,7 +72,7 @@ class PresetClassifier:
     takes_pairs = None  # a preset does not record whether it was trained on pairs
 
     def __init__(self, preset, sequence_length=None, directory=None):
-        directory = directory or preset_task(preset, taggers=False)[0]
+        directory = directory or preset_task(preset)[0]
         self.source = f"preset {preset!r}"
         with logged_step(_logger, f"Loading {self.source}"):
             kwargs = {}
@@ -173,10 +173,10 @@ class SavedModelClassifier:
         return self._seen.get(int(class_id), str(int(class_id)))
 
 
-def preset_task(preset, taggers):
-    """`(directory, task class name)` of a preset that `predict` (with
-    `taggers`, token classifiers too) or `evaluate` takes; others are
-    refused, naming what is taken."""
+def preset_task(preset):
+    """`(directory, task class name)` of a preset that `predict` and
+    `evaluate` take (a text or token classifier); others are refused,
+    naming what is taken."""
     directory = pathlib.Path(resolve_preset(preset))
     task_file = directory / "task.json"
     if not task_file.is_file():
@@ -190,28 +190,25 @@ def preset_task(preset, taggers):
         name = task["registered_name"].split(">")[-1]
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"`--preset` {preset!r}: {str(task_file)!r} is not a task config ({error}).") from None
-    accepted = [AlbertClassifier.__name__] + ([AlbertTokenClassifier.__name__] if taggers else [])
-    if name not in accepted:
-        what = ("predict takes text classifiers and token classifiers" if taggers
-                else "evaluate takes text classifiers")
+    if name not in (AlbertClassifier.__name__, AlbertTokenClassifier.__name__):
         raise ValueError(
-            f"`--preset` {preset!r} holds {name} (its task.json); {what} ({', '.join(accepted)}, written by "
-            "`finetune --task=classification` or `--task=regression`"
-            + (", and `--task=token_classification`)." if taggers else ").")
+            f"`--preset` {preset!r} holds {name} (its task.json); predict and evaluate take text classifiers "
+            f"({AlbertClassifier.__name__}, written by `finetune --task=classification` or `--task=regression`) "
+            f"and token classifiers ({AlbertTokenClassifier.__name__}, `--task=token_classification`)."
         )
     return directory, name
 
 
-def load_classifier(preset=None, saved_model=None, sequence_length=None, taggers=False):
-    """A `PresetClassifier` or a `SavedModelClassifier` (exactly one of
-    `preset` and `saved_model`); with `taggers`, a token classifier preset
-    gives a `PresetTagger`."""
+def load_classifier(preset=None, saved_model=None, sequence_length=None):
+    """A `PresetClassifier`, a `PresetTagger` (a token classifier preset)
+    or a `SavedModelClassifier` (exactly one of `preset` and
+    `saved_model`)."""
     if saved_model:
         if sequence_length is not None:
             raise ValueError(
                 "`--sequence_length` applies to `--preset`; a SavedModel keeps the length it was exported with.")
         return SavedModelClassifier(saved_model)
-    directory, name = preset_task(preset, taggers)
+    directory, name = preset_task(preset)
     if name == AlbertTokenClassifier.__name__:
         return PresetTagger(preset, directory, sequence_length)
     return PresetClassifier(preset, sequence_length, directory)
@@ -317,7 +314,7 @@ def predict_texts(settings):
     and returns them (see `prediction_rows`)."""
     check_predict_settings(settings)
     texts, pairs = read_texts(settings.texts, settings.text_columns)
-    classifier = load_classifier(settings.preset, settings.saved_model, settings.sequence_length, taggers=True)
+    classifier = load_classifier(settings.preset, settings.saved_model, settings.sequence_length)
     if isinstance(classifier, PresetTagger):
         if pairs is not None:
             raise ValueError(f"The {classifier.source} tags the words of single texts; received two "

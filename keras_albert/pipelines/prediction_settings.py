@@ -8,6 +8,8 @@ import pathlib
 
 from keras_albert.presets.preset_kind import check_preset_known
 from keras_albert.presets.preset_kind import check_preset_positions
+from keras_albert.presets.preset_kind import local_preset_or_none
+from keras_albert.presets.preset_kind import task_class_name
 from keras_albert.utils.atomic_file import check_writable_directory
 from keras_albert.utils.backend import requested_backend
 from keras_albert.utils.regular_files import check_regular_file
@@ -169,10 +171,26 @@ def check_predict_settings(settings):
     _check_output(settings)
 
 
+def tags_words(preset):
+    """Whether `preset` is a local or bundled token classifier preset (its
+    task.json, read without Keras): `evaluate` then reads CoNLL columns."""
+    directory = local_preset_or_none(preset) if preset else None
+    if directory is None:
+        return False
+    try:
+        return task_class_name(directory) == "AlbertTokenClassifier"
+    except ValueError:
+        return False  # loading names what is wrong with it
+
+
 def check_evaluate_settings(settings):
     """As `check_predict_settings`, for `evaluate`."""
     _check_model_source(settings)
     _check_input_file(settings.data, "--data")
+    if tags_words(settings.preset):
+        _check_numbers(settings)
+        _check_output(settings)
+        return  # CoNLL columns, under any name (CoNLL-2003's own files have no suffix)
     if pathlib.Path(settings.data).suffix.lower() not in TABLE_SUFFIXES:
         raise ValueError(
             f"`--data` {settings.data!r} must be a labelled table: {', '.join(TABLE_SUFFIXES)} "

@@ -1,14 +1,16 @@
-"""`predict` with a token classifier preset (what `finetune
+"""`predict` and `evaluate` with a token classifier preset (what `finetune
 --task=token_classification` writes): one label per whitespace word, by
-name, None (TSV: `-`) for words the length cut; text pairs and `evaluate`
-are refused in one line."""
+name, None (TSV: `-`) for words the length cut; a CoNLL file scored as
+`finetune` scores it; text pairs and other files refused in one line."""
 
 import json
 
+import numpy as np
 import pytest
 
 import keras_albert
 from keras_albert.cli.main import main
+from keras_albert.data import task_metrics
 from keras_albert.pipelines.word_tagging import format_tagged_rows
 
 TAGS = ["B-PER", "I-PER", "O"]
@@ -42,7 +44,7 @@ def test_each_word_gets_its_label_by_name_and_cut_words_none(tagger_preset, tmp_
     assert len(tsv[1].split("\t")[1].split()) == 6
 
 
-def test_pairs_and_evaluate_are_refused_in_one_line(tagger_preset, tmp_path, capsys):
+def test_pairs_are_refused_in_one_line(tagger_preset, tmp_path, capsys):
     directory, _ = tagger_preset
     (tmp_path / "pairs.tsv").write_text("a\tb\nthe cat\ta dog\n", encoding="utf-8")
     assert main(["predict", f"--preset={directory}", f"--texts={tmp_path / 'pairs.tsv'}", "--text_columns=a",
@@ -50,7 +52,31 @@ def test_pairs_and_evaluate_are_refused_in_one_line(tagger_preset, tmp_path, cap
     err = capsys.readouterr().err.splitlines()
     assert err[-1].startswith("error: ") and "tags the words of single texts" in err[-1]
     assert not (tmp_path / "rows.jsonl").exists()
-    (tmp_path / "data.tsv").write_text("text\tlabel\nthe cat\tO\n", encoding="utf-8")
-    assert main(["evaluate", f"--preset={directory}", f"--data={tmp_path / 'data.tsv'}"]) == 2
+
+
+def test_evaluate_scores_a_conll_file_as_finetune_does(tagger_preset, tmp_path, capsys):
+    directory, model = tagger_preset
+    sentences = [["Anne", "Lee", "walks"], ["the", "cat", "sat"], ["word"] * 40]
+    tags = [["B-PER", "I-PER", "O"], ["O", "O", "O"], ["O"] * 40]
+    (tmp_path / "dev").write_text(  # no suffix, as CoNLL-2003's own files
+        "\n\n".join("\n".join(f"{w} {t}" for w, t in zip(words, row)) for words, row in zip(sentences, tags)) + "\n",
+        encoding="utf-8")
+    assert main(["evaluate", f"--preset={directory}", f"--data={tmp_path / 'dev'}",
+                 f"--output={tmp_path / 'report.json'}"]) == 0
+    report = json.loads((tmp_path / "report.json").read_text())
+    predicted = model.predict_word_labels(sentences)
+    true_ids = [TAGS.index(t) for row in tags for t in row]
+    flat = [i for row in predicted for i in row]
+    assert report["words"] == 46 and report["sentences"] == 3
+    assert report["words_cut_by_length"] == flat.count(-1) > 0
+    assert report["metrics"]["accuracy"] == pytest.approx(np.mean(np.asarray(flat) == np.asarray(true_ids)))
+    assert report["metrics"]["entity_f1"] == task_metrics.entity_f1(
+        [[TAGS[i] if i >= 0 else "O" for i in row] for row in predicted], tags)
+    assert list(report["metrics"]) == ["entity_f1", "accuracy", "f1_macro"]
+    assert sum(map(sum, report["confusion_matrix"]["counts"])) == 46 - report["words_cut_by_length"]
+
+    # A tag the tagger does not know, or a table, names the line.
+    (tmp_path / "bad.conll").write_text("Anne B-LOC\n", encoding="utf-8")
+    assert main(["evaluate", f"--preset={directory}", f"--data={tmp_path / 'bad.conll'}"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert "holds AlbertTokenClassifier (its task.json); evaluate takes text classifiers" in err[-1]
+    assert "is not CoNLL columns for this tagger" in err[-1] and "label 'B-LOC' is not in the label set" in err[-1]
