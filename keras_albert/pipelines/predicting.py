@@ -34,9 +34,9 @@ from keras_albert.pipelines.prediction_settings import STDOUT
 from keras_albert.pipelines.prediction_settings import TABLE_SUFFIXES
 from keras_albert.pipelines.prediction_settings import check_predict_settings
 from keras_albert.pipelines.prediction_settings import output_format
+from keras_albert.pipelines.task_preset_loading import load_task_preset
 from keras_albert.pipelines.word_tagging import PresetTagger
 from keras_albert.pipelines.word_tagging import format_tagged_rows
-from keras_albert.presets.preset_kind import too_long_for_positions
 from keras_albert.presets.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_file import write_file_atomically
 from keras_albert.utils.label_file import read_label_file
@@ -74,15 +74,8 @@ class PresetClassifier:
     def __init__(self, preset, sequence_length=None, directory=None):
         directory = directory or preset_task(preset)[0]
         self.source = f"preset {preset!r}"
-        with logged_step(_logger, f"Loading {self.source}"):
-            kwargs = {}
-            if sequence_length is not None:
-                kwargs["preprocessor"] = AlbertTextClassifierPreprocessor.from_preset(
-                    str(directory), sequence_length=sequence_length)
-            self.model = AlbertClassifier.from_preset(str(directory), **kwargs)
-        maximum = self.model.backbone.max_sequence_length
-        if sequence_length is not None and sequence_length > maximum:
-            raise too_long_for_positions(preset, sequence_length, maximum)
+        self.model = load_task_preset(
+            AlbertClassifier, AlbertTextClassifierPreprocessor, preset, directory, sequence_length)
         activation = keras.activations.serialize(self.model.activation)
         activation = activation if isinstance(activation, str) else activation.get("config", activation)
         if activation not in ("linear", "softmax"):

@@ -18,8 +18,7 @@ from keras_albert.models.albert_token_classifier_preprocessor import (
     AlbertTokenClassifierPreprocessor,
 )
 from keras_albert.models.length_buckets import CHUNK_BATCHES
-from keras_albert.presets.preset_kind import too_long_for_positions
-from keras_albert.utils.progress import logged_step
+from keras_albert.pipelines.task_preset_loading import load_task_preset
 
 _logger = logging.getLogger(__name__)
 # The TSV's mark for a word the preset's length cut (JSON lines hold null).
@@ -31,15 +30,8 @@ class PresetTagger:
 
     def __init__(self, preset, directory, sequence_length=None):
         self.source = f"preset {preset!r}"
-        with logged_step(_logger, f"Loading {self.source}"):
-            kwargs = {}
-            if sequence_length is not None:
-                kwargs["preprocessor"] = AlbertTokenClassifierPreprocessor.from_preset(
-                    str(directory), sequence_length=sequence_length)
-            self.model = AlbertTokenClassifier.from_preset(str(directory), **kwargs)
-        maximum = self.model.backbone.max_sequence_length
-        if sequence_length is not None and sequence_length > maximum:
-            raise too_long_for_positions(preset, sequence_length, maximum)
+        self.model = load_task_preset(
+            AlbertTokenClassifier, AlbertTokenClassifierPreprocessor, preset, directory, sequence_length)
         names = self.model.label_names
         self.label_names = list(names) if names else [str(i) for i in range(self.model.num_classes)]
 
