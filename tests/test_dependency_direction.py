@@ -1,4 +1,4 @@
-"""Imports point one way: utils <- (layers, presets) <- models <- (editing, data, training, export, convert) <- pipelines <- cli."""
+"""Imports point one way: utils <- (layers, presets) <- models <- (editing, data, training, export, convert, publishing) <- pipelines <- cli."""
 
 import ast
 import importlib.util

@@ -2,8 +2,8 @@
 
 TensorFlow-only: without TensorFlow, importing this package raises a
 one-line `TensorFlowRequiredError` that says what to install. Publishing
-lives in `keras_albert.publishing`, which needs TensorFlow only for the
-exports it adds; its two functions are also named here, as before.
+is `keras_albert.publishing` (it needs TensorFlow only for the exports it
+adds, and imports them from here).
 """
 
 from keras_albert.utils.backend import require_tensorflow
@@ -14,5 +14,3 @@ from keras_albert.export.serving_saved_model import export_serving_saved_model  
 from keras_albert.export.fine_tunable_tfsm_layer import FineTunableTFSMLayer  # noqa: F401, E402
 from keras_albert.export.tfhub_export import export_tfhub  # noqa: F401, E402
 from keras_albert.export.tflite_export import export_tflite  # noqa: F401, E402
-from keras_albert.publishing import publish_preset  # noqa: F401, E402
-from keras_albert.publishing import upload_published  # noqa: F401, E402

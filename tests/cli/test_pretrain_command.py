@@ -119,8 +119,8 @@ def test_rerun_with_other_data_settings_is_refused(uninterrupted):
 @pytest.mark.parametrize(
     "content, overrides, message",
     [
-        ("", {}, "empty"),
-        ("\n\n   \n", {}, "empty"),
+        ("", {}, "holds no text"),
+        ("\n\n   \n", {}, "holds no text"),
         (None, {"max_seq_length": 6}, "max_seq_length"),
         (None, {"vocab_size": 100000}, "vocab"),
         (None, {"train_steps": 10}, "checkpoint_every"),
@@ -161,10 +161,15 @@ def test_non_utf8_corpus_is_reported_with_its_file(tmp_path):
 def test_run_that_failed_on_its_corpus_does_not_bind_the_next(tmp_path, capsys):
     from keras_albert.cli.main import main
 
-    empty = tmp_path / "empty.txt"
-    empty.write_text("\n")
     output = tmp_path / "run"
-    assert main(_arguments(str(empty), output)) == 2
+    # A corpus of blank lines is refused before anything is written.
+    (tmp_path / "empty.txt").write_text("\n")
+    assert main(_arguments(str(tmp_path / "empty.txt"), output)) == 2
+    assert not output.exists()
+    # One that fails while its vocabulary is built has written its settings.
+    broken = tmp_path / "latin1.txt"
+    broken.write_bytes("caf\xe9 au lait.\nthe cat sat.\n".encode("latin-1"))
+    assert main(_arguments(str(broken), output)) == 2
     settings = json.loads((output / "settings.json").read_text())
     assert settings["data_complete"] is False
     corpus = _write_corpus(tmp_path / "corpus.txt", documents=6)
