@@ -190,7 +190,8 @@ def convert_huggingface(src, dst, overwrite=False):
             "only 'albert' and 'gpt2' convert."
         )
     config = albert_config_to_ours(raw, "hf", source=f"{str(config_path)!r}")
-    task_head = _task_head(raw, config_path)
+    architecture = _architecture(raw, config_path)
+    task_head = HEADS_BY_ARCHITECTURE.get(architecture)
     source = f"Hugging Face model {str(src)!r}"
     with logged_step(_logger, f"Reading the Hugging Face weights in {str(src)!r}"):
         state = read_hf_state(src)
@@ -212,6 +213,8 @@ def convert_huggingface(src, dst, overwrite=False):
     vocabulary = (read_regular_bytes(vocabulary, "`src` file", MAX_ASSET_BYTES, follow_link=True)
                   if os.path.lexists(vocabulary) else None)
     if task_head is None:
+        if architecture == "AlbertForMaskedLM":
+            _fresh_pooler_where_missing(weights, AlbertBackbone(**config))
         return write_converted_preset(
             dst, config, weights, vocabulary, source=source, overwrite=overwrite, lowercase=lowercase
         )
@@ -219,10 +222,7 @@ def convert_huggingface(src, dst, overwrite=False):
     with logged_step(_logger, f"Building the {name} and checking {len(weights) + len(head)} weights"):
         backbone = AlbertBackbone(**config)
         if not task_head.pooler:
-            # Hugging Face built it without one: ours keeps its fresh pooler, which the head never reads.
-            for tf1, array in get_model_weights(backbone).items():
-                if tf1.startswith(_POOLER):
-                    weights.setdefault(tf1, array)
+            _fresh_pooler_where_missing(weights, backbone)
         set_model_weights(backbone, weights, source=source)
         tokenizer = AlbertTokenizer(proto=vocabulary, lowercase=lowercase) if vocabulary is not None else None
         model = task_from_hf(task_head, backbone, head, raw, tokenizer, source)
@@ -238,9 +238,22 @@ _ENCODER_ARCHITECTURES = ("AlbertModel", "AlbertForMaskedLM", "AlbertForPreTrain
 _POOLER = "bert/pooler/"
 
 
-def _task_head(raw, config_path):
-    """The `TaskHead` of the config's architecture; None for the encoder
-    and pretraining architectures (and a config naming none)."""
+def _fresh_pooler_where_missing(weights, backbone):
+    """Hugging Face builds its masked LM and token-level task models without
+    ALBERT's pooler: the preset keeps `backbone`'s fresh one, as Hugging
+    Face's own classifier does when it loads such a checkpoint (nothing
+    these models compute reads it)."""
+    fresh = {name: array for name, array in get_model_weights(backbone).items() if name.startswith(_POOLER)}
+    if any(name in weights for name in fresh):
+        return  # stored (Google's converted checkpoints keep it): checked as every weight is
+    _logger.info("The checkpoint has no pooler (Hugging Face leaves it out of this model): the preset's "
+                 "starts from fresh weights, which fine-tuning on [CLS] learns.")
+    weights.update(fresh)
+
+
+def _architecture(raw, config_path):
+    """The config's ALBERT architecture (AlbertModel where it names none):
+    the encoder's, a pretraining one or a task model's."""
     named = raw.get("architectures") or ["AlbertModel"]
     accepted = [*_ENCODER_ARCHITECTURES, *HEADS_BY_ARCHITECTURE]
     if not isinstance(named, list) or len(named) != 1 or named[0] not in accepted:
@@ -248,7 +261,7 @@ def _task_head(raw, config_path):
             f"{str(config_path)!r} names architectures={named!r:.200}; this converter reads one of "
             f"{accepted}."
         )
-    return HEADS_BY_ARCHITECTURE.get(named[0])
+    return named[0]
 
 
 def model_to_hf_state(model):

@@ -188,3 +188,21 @@ def test_a_masked_lm_preset_becomes_albert_for_masked_lm(tmp_path, sentencepiece
         expected = model(input_ids=token_ids, token_type_ids=segments, attention_mask=padding).prediction_logits
         logits = again(input_ids=token_ids, token_type_ids=segments, attention_mask=padding).logits
     assert np.abs(logits.numpy() - expected.numpy()).max() <= 1e-5
+
+
+def test_a_hugging_face_masked_lm_without_a_pooler_converts(tmp_path, sentencepiece_proto):
+    # What Hugging Face's own AlbertForMaskedLM saves (run_mlm.py's domain
+    # adaptation, say): no pooler. It was refused as missing weights.
+    torch.manual_seed(0)
+    theirs = transformers.AlbertForMaskedLM(hf_model(1, 1).config).eval()
+    assert not [name for name in theirs.state_dict() if "pooler" in name]
+    convert_huggingface(saved_with_vocabulary(theirs, tmp_path / "hf", sentencepiece_proto), tmp_path / "preset")
+    ours = keras_albert.AlbertMaskedLM.from_preset(str(tmp_path / "preset"), preprocessor=None)
+    token_ids, segments, padding = inputs()
+    positions = np.tile(np.arange(8), (2, 1)).astype("int32")
+    logits = ours.predict({"token_ids": token_ids.astype("int32"), "segment_ids": segments.astype("int32"),
+                           "padding_mask": padding, "mask_positions": positions}, verbose=0)
+    with torch.no_grad():
+        expected = theirs(input_ids=torch.tensor(token_ids), token_type_ids=torch.tensor(segments),
+                          attention_mask=torch.tensor(padding)).logits.numpy()
+    assert np.abs(np.asarray(logits) - expected).max() <= TOLERANCE
