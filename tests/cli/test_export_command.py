@@ -9,6 +9,7 @@ answers the one-line "needs TensorFlow" error:
 import subprocess
 import sys
 
+import keras
 import numpy as np
 import pytest
 
@@ -25,6 +26,7 @@ NO_TENSORFLOW = "needs TensorFlow, which is not installed"
 def task_preset(tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
     path = tmp_path_factory.mktemp("task") / "preset"
     tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
+    keras.utils.set_random_seed(0)  # int8 agreement depends on the draw (see test_raw_string_tflite)
     backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=80))
     classifier = keras_albert.AlbertClassifier(
         backbone, num_classes=3,

@@ -1,6 +1,7 @@
 """TFLite export: four quantization modes, checked against Keras, nothing
 left behind on failure."""
 
+import keras
 import numpy as np
 import pytest
 
@@ -24,6 +25,7 @@ def tokenizer(sentencepiece_proto):
 
 @pytest.fixture(scope="module")
 def classifier(tokenizer, tiny_backbone_config):
+    keras.utils.set_random_seed(0)  # int8 agreement depends on the draw (see test_raw_string_tflite)
     backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=80))
     pre = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
     model = keras_albert.AlbertClassifier(backbone, num_classes=4, preprocessor=pre)

@@ -6,6 +6,7 @@ import io
 import json
 import zipfile
 
+import keras
 import numpy as np
 import pytest
 import sentencepiece
@@ -25,6 +26,7 @@ ODD_TEXTS = ["The CAT sat.", "Ça  va,   Café CRÈME brûlée!", "ＦＵＬＬ 
 
 
 def _classifier(tokenizer, config, **kwargs):
+    keras.utils.set_random_seed(0)  # int8 agreement depends on the draw (see test_raw_string_tflite)
     backbone = keras_albert.AlbertBackbone(**dict(config, vocabulary_size=80))
     pre = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
     kwargs.setdefault("num_classes", 4)
