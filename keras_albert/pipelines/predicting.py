@@ -17,7 +17,6 @@ import logging
 import os
 import pathlib
 import sys
-import time
 
 import keras
 import numpy as np
@@ -40,6 +39,7 @@ from keras_albert.pipelines.word_tagging import format_tagged_rows
 from keras_albert.presets.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_file import write_file_atomically
 from keras_albert.utils.label_file import read_label_file
+from keras_albert.utils.progress import logged_chunks
 from keras_albert.utils.progress import logged_step
 from keras_albert.utils.text_lines import text_lines
 
@@ -225,18 +225,12 @@ def classify(classifier, texts, pairs=None, batch_size=32):
     one chunk log their progress in texts."""
     _check_pairs(classifier, pairs)
     count, chunk = len(texts), batch_size * CHUNK_BATCHES
-    parts, start_time = [], time.monotonic()
+    parts = []
     _logger.info("Classifying %s text%s in batches of %d with the %s", f"{count:,}", "" if count == 1 else "s",
                  batch_size, classifier.source)
-    for start in range(0, count, chunk):
-        stop = min(start + chunk, count)
+    for start, stop in logged_chunks(_logger, count, chunk, "Texts classified"):
         parts.append(classifier.outputs(
             texts[start:stop], None if pairs is None else pairs[start:stop], batch_size))
-        if count > chunk:
-            elapsed = time.monotonic() - start_time
-            left = f", about {elapsed / stop * (count - stop):.0f} s left" if stop < count else ""
-            _logger.info("Texts classified: %s/%s (%d %%), %.0f s%s",
-                         f"{stop:,}", f"{count:,}", 100 * stop // count, elapsed, left)
     return np.concatenate(parts)
 
 

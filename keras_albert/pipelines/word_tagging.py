@@ -11,7 +11,6 @@ import csv
 import io
 import json
 import logging
-import time
 
 from keras_albert.models.albert_token_classifier import AlbertTokenClassifier
 from keras_albert.models.albert_token_classifier_preprocessor import (
@@ -19,6 +18,7 @@ from keras_albert.models.albert_token_classifier_preprocessor import (
 )
 from keras_albert.models.length_buckets import CHUNK_BATCHES
 from keras_albert.pipelines.task_preset_loading import load_task_preset
+from keras_albert.utils.progress import logged_chunks
 
 _logger = logging.getLogger(__name__)
 # The TSV's mark for a word the preset's length cut (JSON lines hold null).
@@ -42,19 +42,13 @@ class PresetTagger:
         count, chunk = len(texts), batch_size * CHUNK_BATCHES
         _logger.info("Tagging %s text%s in batches of %d with the %s", f"{count:,}", "" if count == 1 else "s",
                      batch_size, self.source)
-        rows, start_time = [], time.monotonic()
-        for start in range(0, count, chunk):
-            stop = min(start + chunk, count)
+        rows = []
+        for start, stop in logged_chunks(_logger, count, chunk, "Texts tagged"):
             words = [text.split() for text in texts[start:stop]]
             labels = self.model.predict_word_labels(words, batch_size=batch_size)
             for text, text_words, ids in zip(texts[start:stop], words, labels):
                 rows.append({"text": text, "words": text_words,
                              "labels": [self.label_names[i] if i >= 0 else None for i in ids]})
-            if count > chunk:
-                elapsed = time.monotonic() - start_time
-                left = f", about {elapsed / stop * (count - stop):.0f} s left" if stop < count else ""
-                _logger.info("Texts tagged: %s/%s (%d %%), %.0f s%s",
-                             f"{stop:,}", f"{count:,}", 100 * stop // count, elapsed, left)
         return rows
 
 

@@ -28,3 +28,24 @@ def logged_step(logger, description):
     start = time.monotonic()
     yield
     logger.info("%s: done in %.1f s", description, time.monotonic() - start)
+
+
+def logged_chunks(logger, count, chunk, done):
+    """`(start, stop)` of each chunk of `count` items; after each, when
+    there is more than one, logs "`done`: stop/count (P %), seconds, time
+    left" (e.g. `done="Texts classified"`).
+
+    Example:
+    >>> import logging
+    >>> list(logged_chunks(logging.getLogger("keras_albert.example"), 5, 2, "Texts read"))
+    [(0, 2), (2, 4), (4, 5)]
+    """
+    start_time = time.monotonic()
+    for start in range(0, count, chunk):
+        stop = min(start + chunk, count)
+        yield start, stop
+        if count > chunk:
+            elapsed = time.monotonic() - start_time
+            left = f", about {elapsed / stop * (count - stop):.0f} s left" if stop < count else ""
+            logger.info("%s: %s/%s (%d %%), %.0f s%s",
+                        done, f"{stop:,}", f"{count:,}", 100 * stop // count, elapsed, left)
