@@ -150,6 +150,20 @@ def entity_f1(predicted, gold):
     return float(2 * precision * recall / (precision + recall))
 
 
+def word_label_scores(predicted, labels, names, metrics):
+    """{metric: score} of a token classifier, in `metrics`' order:
+    `predicted` and `labels` are per-sentence lists of class ids (predicted
+    -1: a word the length cut, wrong for every word metric and outside
+    every entity); `entity_f1` reads the ids as `names`' tags."""
+    flat_true = np.concatenate([np.asarray(row) for row in labels])
+    flat_predicted = np.concatenate([np.asarray(row) for row in predicted])
+    scores = {name: METRICS[name](flat_predicted, flat_true) for name in metrics if name != "entity_f1"}
+    if "entity_f1" in metrics:
+        scores["entity_f1"] = entity_f1([[names[i] if i >= 0 else "O" for i in row] for row in predicted],
+                                        [[names[i] for i in row] for row in labels])
+    return {name: scores[name] for name in metrics}
+
+
 METRICS = {
     "accuracy": accuracy,
     "f1": f1_binary,

@@ -101,12 +101,11 @@ def _tagging_report(settings, tagger):
         raise ValueError(f"`--data` {settings.data!r} is not CoNLL columns for this tagger: {error}") from None
     predicted = tagger.model.predict_word_labels(sentences, batch_size=settings.batch_size)
     index = {name: i for i, name in enumerate(names)}
-    true_ids = np.concatenate([[index[tag] for tag in row] for row in labels])
+    label_ids = [[index[tag] for tag in row] for row in labels]
+    entity = ("entity_f1",) if task_metrics.is_entity_scheme(names) else ()
+    metrics = task_metrics.word_label_scores(predicted, label_ids, names, entity + CLASSIFICATION_METRICS)
+    true_ids = np.concatenate(label_ids)
     predicted_ids = np.concatenate([np.asarray(row) for row in predicted])
-    metrics = {name: task_metrics.METRICS[name](predicted_ids, true_ids) for name in CLASSIFICATION_METRICS}
-    if task_metrics.is_entity_scheme(names):
-        metrics = {"entity_f1": task_metrics.entity_f1(
-            [[names[i] if i >= 0 else "O" for i in row] for row in predicted], labels), **metrics}
     kept = predicted_ids >= 0
     counts = confusion_matrix(true_ids[kept], predicted_ids[kept], len(names))
     return {

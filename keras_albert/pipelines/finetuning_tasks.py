@@ -237,18 +237,7 @@ class TokenTask:
     def score(self, model, data):
         sentences, labels = data
         predicted = model.predict_word_labels(sentences, batch_size=self.batch_size)
-        flat_true = np.concatenate([np.asarray(row) for row in labels])
-        flat_pred = np.concatenate([np.asarray(row) for row in predicted])
-        scores = {name: task_metrics.METRICS[name](flat_pred, flat_true)
-                  for name in self.metrics if name != "entity_f1"}
-        if "entity_f1" in self.metrics:
-            names = self.label_set
-            # A word the length cut (-1) has no label: outside every entity.
-            scores["entity_f1"] = task_metrics.entity_f1(
-                [[names[i] if i >= 0 else "O" for i in row] for row in predicted],
-                [[names[i] for i in row] for row in labels],
-            )
-        return {name: scores[name] for name in self.metrics}
+        return task_metrics.word_label_scores(predicted, labels, self.label_set, self.metrics)
 
 
 def make_task(task, sequence_length=128, batch_size=32, seed=0, doc_stride=128,
