@@ -275,6 +275,14 @@ def _check_batch_size(batch_size):
         raise ValueError(f"`batch_size` must be a positive integer. Received: batch_size={batch_size!r}")
 
 
+def _label_array(y):
+    # These tasks have one output, so a Python list of labels (one per
+    # example, or one row per example) is one array, not a structure.
+    if isinstance(y, (list, tuple)):
+        return np.asarray(y)
+    return keras.tree.map_structure(np.asarray, y)
+
+
 class LengthBucketedMixin(PackedInputsMixin):
     """`predict` and `evaluate` on raw inputs run in length buckets.
 
@@ -299,7 +307,7 @@ class LengthBucketedMixin(PackedInputsMixin):
         metrics: no padded rows are added)."""
         _check_batch_size(batch_size)
         if self._buckets_apply(x, kwargs) and not kwargs.get("_use_cached_eval_dataset"):
-            y = None if y is None else keras.tree.map_structure(np.asarray, y)
+            y = None if y is None else _label_array(y)
             return bucketed_evaluate(
                 self, x, y, sample_weight, batch_size, check_buckets(self.length_buckets), **kwargs
             )

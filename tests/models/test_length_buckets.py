@@ -68,6 +68,20 @@ def test_evaluate_equals_unbucketed(classifier):
         np.testing.assert_allclose(got[name], expected[name], atol=1e-5)
 
 
+def test_evaluate_takes_labels_and_weights_as_python_lists(classifier):
+    # `fit(x=texts, y=[0, 3])` is the README's first example; `evaluate`
+    # with the same plain lists once failed inside the bucketing.
+    texts = texts_with_one_long()
+    labels = [i % 3 for i in range(len(texts))]
+    weights = [1.0 + (i % 2) for i in range(len(texts))]
+    expected = classifier.evaluate(
+        texts, np.asarray(labels), sample_weight=np.asarray(weights), batch_size=8, verbose=0, return_dict=True
+    )
+    got = classifier.evaluate(texts, labels, sample_weight=weights, batch_size=8, verbose=0, return_dict=True)
+    for name in expected:
+        np.testing.assert_allclose(got[name], expected[name], atol=1e-6)
+
+
 def test_plan_groups_by_bucket_and_bounds_row_counts():
     lengths = np.array([5, 40, 3, 17, 100, 9, 2, 20, 30])
     plan = plan_batches(lengths, batch_size=4, shapes=[16, 32, 64, 128])
