@@ -96,6 +96,14 @@ def bucketed_batches(preprocessor, x, y=None, batch_size=32, seed=None, buckets=
     return BucketedArrayBatches(preprocessor, x, y, batch_size=batch_size, buckets=buckets, seed=seed)
 
 
+def batches_per_epoch(batches):
+    """How many batches one epoch of `bucketed_batches(...)` holds, on any
+    backend (a tf.data pipeline knows its count; a PyDataset its length)."""
+    if isinstance(batches, keras.utils.PyDataset):
+        return len(batches)
+    return int(batches.cardinality())
+
+
 def bucketed_dataset(
     preprocessor,
     x,

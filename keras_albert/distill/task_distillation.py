@@ -16,10 +16,12 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_albert.data.bucketed_batches import bucketed_dataset
+from keras_albert.data.bucketed_batches import batches_per_epoch
+from keras_albert.data.bucketed_batches import bucketed_batches
 from keras_albert.distill.losses import tempered_kl
 from keras_albert.training.epoch_logging import VALIDATION_PREFIX
 from keras_albert.training.epoch_logging import EpochScores
+from keras_albert.training.batch_streams import stream_fit
 from keras_albert.training.fine_tuning_loop import fit_keeping_best
 from keras_albert.training.optimizers import warmup_decay_optimizer
 from keras_albert.training.optimizers import warmup_steps_for
@@ -177,8 +179,8 @@ def distill_classifier(
             "`TaskDistillationLoss` directly)."
         )
     targets = distillation_targets(teacher_logits(teacher, texts), labels)
-    dataset = bucketed_dataset(student.preprocessor, texts, targets, batch_size=batch_size, seed=seed)
-    steps = epochs * int(dataset.cardinality())
+    dataset = bucketed_batches(student.preprocessor, texts, targets, batch_size=batch_size, seed=seed)
+    steps = epochs * batches_per_epoch(dataset)
     student.compile(
         optimizer=warmup_decay_optimizer(learning_rate, steps, warmup_steps_for(steps)),
         loss=loss,
@@ -187,7 +189,9 @@ def distill_classifier(
     # The held-out texts are scored and logged, never used to choose: the
     # last epoch is kept (callers pass their test data here).
     scores = HeldOutAccuracy(*validation_data) if validation_data is not None else None
-    return fit_keeping_best(student, epochs, scores=scores, verbose=verbose, x=dataset, shuffle=False).history
+    return fit_keeping_best(
+        student, epochs, fit=stream_fit(student), scores=scores, verbose=verbose, x=dataset, shuffle=False
+    ).history
 
 
 class HeldOutAccuracy(EpochScores):
