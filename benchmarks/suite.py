@@ -77,7 +77,7 @@ from keras_albert import datasets  # noqa: E402
 from keras_albert.convert.huggingface import export_huggingface  # noqa: E402
 from keras_albert.convert.keras_hub_weights import keras_hub_backbone_weights  # noqa: E402
 from keras_albert.convert.tf1_names import set_backbone_weights  # noqa: E402
-from keras_albert.data.bucketed_batches import bucketed_dataset  # noqa: E402
+from keras_albert.data.length_bucketed_batches import bucketed_dataset  # noqa: E402
 from keras_albert.export import export_serving_saved_model  # noqa: E402
 from keras_albert.models.length_buckets import bucket_lengths  # noqa: E402
 from keras_albert.utils.text_normalization import normalize_text  # noqa: E402

@@ -9,7 +9,6 @@ unimportable, each in a fresh namespace and folder.
 
 import json
 import os
-import pathlib
 import subprocess
 import sys
 import textwrap

@@ -8,7 +8,10 @@ need only NumPy and SentencePiece (every backend).
 from keras_albert.utils.lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "bucketed_dataset": "bucketed_batches",
+    "bucketed_batches": "length_bucketed_batches",
+    "bucketed_dataset": "length_bucketed_batches",
+    "batches_per_epoch": "length_bucketed_batches",
+    "BucketedArrayBatches": "bucketed_arrays",
     "read_documents": "documents",
     "create_pretraining_instances": "pretraining_instances",
     "pretraining_dataset": "pretraining_tfrecords",

@@ -1,5 +1,5 @@
 """Fine-tuning batches padded to their length bucket, in NumPy: the JAX and
-PyTorch counterpart of `bucketed_batches.bucketed_dataset` (tf.data).
+PyTorch counterpart of `length_bucketed_batches.bucketed_dataset` (tf.data).
 
 The texts are packed once by the preprocessor (keras-hub's Python path, no
 TensorFlow), each example goes to the smallest bucket that holds it, and

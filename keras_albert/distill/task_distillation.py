@@ -16,12 +16,12 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_albert.data.bucketed_batches import batches_per_epoch
-from keras_albert.data.bucketed_batches import bucketed_batches
+from keras_albert.data.length_bucketed_batches import batches_per_epoch
+from keras_albert.data.length_bucketed_batches import bucketed_batches
 from keras_albert.distill.losses import tempered_kl
+from keras_albert.training.batch_streams import stream_fit
 from keras_albert.training.epoch_logging import VALIDATION_PREFIX
 from keras_albert.training.epoch_logging import EpochScores
-from keras_albert.training.batch_streams import stream_fit
 from keras_albert.training.fine_tuning_loop import fit_keeping_best
 from keras_albert.training.optimizers import warmup_decay_optimizer
 from keras_albert.training.optimizers import warmup_steps_for

@@ -259,12 +259,49 @@ def bucketed_evaluate(task, x, y=None, sample_weight=None, batch_size=None, buck
 class PackedInputsMixin:
     """Lets packed features (a dict with `token_ids`) through a task's
     preprocessing, so pipelines packed ahead (`keras_albert.data.
-    bucketed_batches`) feed `fit`/`evaluate` directly."""
+    bucketed_batches`) feed `fit`/`evaluate`/`predict` directly.
+
+    A `keras.utils.PyDataset` (what `bucketed_batches` gives on JAX and
+    PyTorch) goes to Keras's own methods: keras-hub's take tf.data and grain
+    datasets only, and its batches are packed already.
+    """
 
     def preprocess_samples(self, x, y=None, sample_weight=None):
         if isinstance(x, dict) and "token_ids" in x:
             return keras.utils.pack_x_y_sample_weight(x, y, sample_weight)
         return super().preprocess_samples(x, y, sample_weight)
+
+    def fit(self, x=None, *args, **kwargs):
+        if isinstance(x, keras.utils.PyDataset):
+            check_packed_batches(x)
+            return keras.Model.fit(self, x, *args, **kwargs)
+        return super().fit(x, *args, **kwargs)
+
+    def evaluate(self, x=None, *args, **kwargs):
+        if isinstance(x, keras.utils.PyDataset):
+            check_packed_batches(x)
+            return keras.Model.evaluate(self, x, *args, **kwargs)
+        return super().evaluate(x, *args, **kwargs)
+
+    def predict(self, x=None, *args, **kwargs):
+        if isinstance(x, keras.utils.PyDataset):
+            check_packed_batches(x)
+            return keras.Model.predict(self, x, *args, **kwargs)
+        return super().predict(x, *args, **kwargs)
+
+
+def check_packed_batches(batches):
+    """Refuses a PyDataset whose first batch is not packed features."""
+    first = batches[0]
+    features = first[0] if isinstance(first, tuple) else first
+    if not (isinstance(features, dict) and "token_ids" in features):
+        raise ValueError(
+            f"`x` is a {type(batches).__name__} (a keras.utils.PyDataset), so its batches must hold packed "
+            "features (a dict with 'token_ids', 'segment_ids', 'padding_mask'), as "
+            "`keras_albert.data.bucketed_batches` makes them; its first batch holds "
+            f"{type(features).__name__}. Pack each batch with the task's preprocessor in `__getitem__`, "
+            "or pass the texts themselves."
+        )
 
 
 def _check_batch_size(batch_size):

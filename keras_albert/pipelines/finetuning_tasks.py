@@ -9,9 +9,9 @@ builds one by name.
 import numpy as np
 
 from keras_albert.data import task_metrics
-from keras_albert.data.bucketed_batches import bucketed_batches
 from keras_albert.data.glue_tasks import glue_task
 from keras_albert.data.glue_tasks import read_glue
+from keras_albert.data.length_bucketed_batches import bucketed_batches
 from keras_albert.data.task_files import read_conll
 from keras_albert.data.task_files import read_race
 from keras_albert.data.task_files import read_squad

@@ -1,6 +1,7 @@
 """NumPy length-bucketed batches: every example once an epoch, cut to its
 bucket, a new seeded order each epoch."""
 
+import keras
 import numpy as np
 import pytest
 
@@ -91,3 +92,53 @@ def test_word_lists_carry_per_piece_labels_and_weights_cut_with_the_features(sen
     assert rows == 20
     with pytest.raises(ValueError, match="pass no `sample_weight`"):
         BucketedArrayBatches(preprocessor, words, labels, sample_weight=np.ones(20))
+
+
+@pytest.fixture(scope="module")
+def classifier(preprocessor, tiny_backbone_config):
+    keras.utils.set_random_seed(0)
+    config = dict(tiny_backbone_config, vocabulary_size=preprocessor.tokenizer.vocabulary_size(), max_sequence_length=64)
+    model = keras_albert.AlbertClassifier(keras_albert.AlbertBackbone(**config), num_classes=3, preprocessor=preprocessor)
+    model.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    return model
+
+
+def test_the_function_is_exported_beside_its_module():
+    # The module was once named `bucketed_batches` too, so once imported it
+    # shadowed the function of that name in `keras_albert.data`.
+    import keras_albert.data.length_bucketed_batches as module
+    from keras_albert.data import bucketed_batches
+
+    assert bucketed_batches is module.bucketed_batches and callable(bucketed_batches)
+
+
+def test_task_methods_take_the_batches_on_every_backend(classifier):
+    # keras-hub's fit/evaluate/predict take tf.data and grain datasets only;
+    # these batches (what `bucketed_batches` gives on JAX and PyTorch) go to
+    # Keras's own methods.
+    texts, labels = _texts(), np.arange(50) % 3
+    batches = BucketedArrayBatches(classifier.preprocessor, texts, labels, batch_size=8, shuffle=False)
+    order = np.concatenate([rows for rows, _ in batches.batches])
+    expected = classifier.predict(texts, verbose=0)[order]
+    np.testing.assert_allclose(classifier.predict(batches, verbose=0), expected, atol=1e-5)
+    on_texts = classifier.evaluate(texts, labels, verbose=0, return_dict=True)
+    on_batches = classifier.evaluate(batches, verbose=0, return_dict=True)
+    np.testing.assert_allclose(on_batches["loss"], on_texts["loss"], rtol=1e-5)
+    before = [w.copy() for w in classifier.backbone.get_weights()]
+    history = classifier.fit(batches, epochs=1, verbose=0)
+    assert len(history.history["loss"]) == 1
+    assert any(not np.array_equal(a, b) for a, b in zip(before, classifier.backbone.get_weights()))
+
+
+class _RawTexts(keras.utils.PyDataset):
+    def __len__(self):
+        return 1
+
+    def __getitem__(self, index):
+        return np.array(["a raw text"]), np.array([0])
+
+
+def test_a_dataset_of_raw_texts_is_refused_by_name(classifier):
+    for method in (classifier.fit, classifier.evaluate, classifier.predict):
+        with pytest.raises(ValueError, match=r"`x` is a _RawTexts .*packed features.*first batch holds ndarray"):
+            method(_RawTexts(), verbose=0)

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("tensorflow", reason="bucketed_dataset is a tf.data pipeline")
 
 import keras_albert  # noqa: E402
-from keras_albert.data.bucketed_batches import bucketed_dataset  # noqa: E402
+from keras_albert.data.length_bucketed_batches import bucketed_dataset  # noqa: E402
 from tests.conftest import synthetic_sentences  # noqa: E402
 
 
