@@ -104,9 +104,6 @@ def token_classification(preset, glosses, epochs, rng):
     import keras
 
     import keras_albert
-    from keras_albert.models.albert_token_classifier_preprocessor import (
-        word_label_dataset,
-    )
 
     sentences, tags = [], []
     for gloss in glosses:
@@ -120,7 +117,8 @@ def token_classification(preset, glosses, epochs, rng):
     )
     tagger.compile(optimizer=keras.optimizers.Adam(1e-4))
     split = len(sentences) * 5 // 6
-    tagger.fit(word_label_dataset(sentences[:split], tags[:split], batch_size=32), epochs=epochs or 3, verbose=2)
+    # Word lists of any lengths, one label per word.
+    tagger.fit(sentences[:split], tags[:split], batch_size=32, epochs=epochs or 3, verbose=2)
     predicted = tagger.predict_word_labels(sentences[split:])
     accuracy = np.mean(np.concatenate(predicted) == np.concatenate(tags[split:]))
     print(f"token classification: word accuracy {accuracy:.3f}; {sentences[split]} -> {predicted[0]}")

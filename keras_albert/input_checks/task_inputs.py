@@ -402,23 +402,12 @@ def check_raw_inputs(x, kind, num_segments=2, name="x"):
         return
     if kind == "word_lists":
         items = _as_items(x, name, accepted)
-        lengths = set()
         for index, item in enumerate(items or ()):
             if isinstance(item, (list, tuple, np.ndarray)):
-                lengths.add(len(item))
                 for position, word in enumerate(list(item)):
                     _check_text(word, f"{name}[{index}][{position}]", accepted)
             else:
                 _check_text(item, f"{name}[{index}]", accepted)
-        if len(lengths) > 1:
-            # Keras stacks in-memory inputs into one dense array.
-            raise ValueError(
-                f"`{name}` holds word lists of different lengths ({min(lengths)} to "
-                f"{max(lengths)} words), which Keras cannot stack into one array. "
-                "Pass `word_label_dataset(words, labels, batch_size)` (from "
-                "keras_albert.models.albert_token_classifier_preprocessor), a "
-                "ragged string tensor, or call `predict_word_labels(words)`."
-            )
         return
     # Multiple choice.
     if not isinstance(x, dict) or "context" not in x or "choices" not in x:

@@ -29,6 +29,13 @@ from keras_albert.utils.validation import check_rate
 tf = optional_tensorflow()[0]
 
 
+def is_ragged_word_lists(x):
+    """A Python list of word lists, not all of one length."""
+    if not isinstance(x, (list, tuple)) or not all(isinstance(row, (list, tuple)) for row in x):
+        return False
+    return len({len(row) for row in x}) > 1
+
+
 @keras.saving.register_keras_serializable(package="keras_albert")
 class AlbertTokenClassifier(
     LabelNamesMixin, TokenFeatureChecksMixin, PackedInputsMixin, PresetResolutionMixin, Task
@@ -108,6 +115,37 @@ class AlbertTokenClassifier(
             metrics = None
         kwargs.setdefault("jit_compile", default_jit_compile())
         super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+
+    # Word lists of different lengths (the usual case) cannot be stacked
+    # into the one array Keras makes of in-memory inputs: they are checked
+    # here, then batched as `word_label_dataset` batches them. `batch_size`
+    # may come first in `args`, as in Keras's signatures.
+    def _as_word_batches(self, x, y, args, kwargs):
+        if self.preprocessor is None or not is_ragged_word_lists(x):
+            return x, y, args, kwargs
+        self._check_x(x)
+        self._check_labels(x, y)
+        args, kwargs = list(args), dict(kwargs)
+        batch_size = args[0] if args else kwargs.pop("batch_size", None)
+        if args:
+            args[0] = None
+        return word_label_dataset(x, y, batch_size or 32), None, tuple(args), kwargs
+
+    def fit(self, x=None, y=None, *args, **kwargs):
+        x, y, args, kwargs = self._as_word_batches(x, y, args, kwargs)
+        validation = kwargs.get("validation_data")
+        if isinstance(validation, tuple) and len(validation) == 2 and is_ragged_word_lists(validation[0]):
+            kwargs["validation_data"] = self._as_word_batches(*validation, (), {})[0]
+        return super().fit(x, y, *args, **kwargs)
+
+    def evaluate(self, x=None, y=None, *args, **kwargs):
+        if not kwargs.get("_use_cached_eval_dataset"):  # not fit's per-epoch validation
+            x, y, args, kwargs = self._as_word_batches(x, y, args, kwargs)
+        return super().evaluate(x, y, *args, **kwargs)
+
+    def predict(self, x=None, *args, **kwargs):
+        x, _, args, kwargs = self._as_word_batches(x, None, args, kwargs)
+        return super().predict(x, *args, **kwargs)
 
     def predict_word_labels(self, words, batch_size=32):
         """One predicted label per word; -1 for words cut by truncation."""

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import keras_albert
+from keras_albert.models.albert_token_classifier_preprocessor import word_label_dataset
 from keras_albert.utils.backend import is_tf_dataset
 from tests.hardening.conftest import assert_names
 from tests.hardening.conftest import tiny_backbone
@@ -190,14 +191,24 @@ def test_multiple_choice_labels_are_choice_indices(tokenizer):
         np.testing.assert_array_equal(before, after.numpy())
 
 
-@pytest.mark.entry_point("task.predict")
-def test_token_classifier_ragged_word_lists_say_how_to_pass_them(tokenizer):
+@pytest.mark.entry_point("task.fit")
+def test_token_classifier_takes_word_lists_of_different_lengths(tokenizer):
+    # Sentences differ in length: `fit(words, tags)` once asked for
+    # `word_label_dataset`; it now batches them as that does.
     task = _token_classifier(tokenizer)
-    words = [["a", "word"], ["b"]]
+    task.compile(optimizer="sgd")
+    words, tags = [["a", "word"], ["b"], ["c", "d", "e"]], [[0, 1], [2], [1, 1, 0]]
+    dataset = word_label_dataset(words, tags, batch_size=2)
+    np.testing.assert_allclose(
+        task.predict(words, batch_size=2, verbose=0),
+        task.predict(word_label_dataset(words, batch_size=2), verbose=0), atol=1e-6)
+    np.testing.assert_allclose(
+        task.evaluate(words, tags, batch_size=2, verbose=0), task.evaluate(dataset, verbose=0), atol=1e-6)
+    history = task.fit(words, tags, batch_size=2, epochs=1, validation_data=(words, tags), verbose=0)
+    assert set(history.history) >= {"loss", "val_loss"}
     with pytest.raises(ValueError) as error:
-        task.predict(words, verbose=0)
-    assert_names(error, "`x`", "different lengths (1 to 2 words)", "word_label_dataset", "predict_word_labels")
-    assert len(task.predict_word_labels(words)[0]) == 2
+        task.fit(words, [[0, 1], [2], [1, 1]], verbose=0)
+    assert_names(error, "`y[2]` holds 2 labels", "3 words of `x[2]`")
 
 
 BAD_WORD_LABELS = [
