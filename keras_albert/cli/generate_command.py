@@ -9,8 +9,10 @@
 Each --prompt (repeat it for a batch) is continued until the tokenizer's
 end token or --max_length tokens (prompt included; default the preset's
 sequence length), and printed on its own line in order. --sampler is one
-of keras-hub's: greedy, top_k (--top_k), top_p (--top_p) or random, each
-dividing the logits by --temperature. Decoding keeps a key/value cache;
+of keras-hub's: top_k (--top_k; the default, as in keras-hub), top_p
+(--top_p), random or greedy (which repeats itself on small models), each
+dividing the logits by --temperature; the random ones draw from --seed, so
+a run prints the same text again until --seed changes. Decoding keeps a key/value cache;
 --nouse_cache recomputes the whole window per token (same tokens,
 slower). Empty prompts, prompts longer than the model's window,
 --max_length not above a prompt and temperatures <= 0 are refused in one

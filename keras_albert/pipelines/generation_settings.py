@@ -39,16 +39,18 @@ class GenerateSettings:
     prompts: tuple
     # Tokens per result, prompt included; None: the preset's sequence length.
     max_length: int = None
-    # "greedy", "top_k", "top_p" or "random".
-    sampler: str = "greedy"
+    # "greedy", "top_k", "top_p" or "random". top_k is keras-hub's default;
+    # greedy loops on small models ("and the first of the first, and ...").
+    sampler: str = "top_k"
     # Divides the logits before sampling (< 1 sharper, > 1 flatter).
     temperature: float = 1.0
     # Candidates kept by top_k.
     top_k: int = 5
     # Probability mass kept by top_p.
     top_p: float = 0.9
-    # Seed of the random samplers (None: a different draw each run).
-    seed: int = None
+    # Seed of the random samplers: the same text on each run; None: a
+    # different draw each run.
+    seed: int = 0
     # Decode with the key/value cache (False recomputes the window per token).
     use_cache: bool = True
     # Return only the new text, not the prompt before it.

@@ -45,9 +45,21 @@ def test_prompts_continued_on_stdout_as_the_api_does(preset, capsys):
 def test_greedy_with_and_without_cache_print_the_same(preset, capsys):
     outputs = []
     for flag in ("--use_cache", "--nouse_cache"):
-        assert main(["generate", f"--preset={preset}", "--prompt=the dog", "--max_length=12", flag]) == 0
+        assert main(["generate", f"--preset={preset}", "--prompt=the dog", "--max_length=12",
+                     "--sampler=greedy", flag]) == 0
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1] and outputs[0].startswith("the dog")
+
+
+def test_the_default_is_keras_hubs_top_k_drawn_from_seed_zero(preset, capsys):
+    # Greedy decoding, the default once, loops on small models.
+    runs = []
+    for _ in range(2):
+        assert main(["generate", f"--preset={preset}", "--prompt=the dog", "--max_length=12"]) == 0
+        runs.append(capsys.readouterr().out)
+    assert runs[0] == runs[1]
+    settings = GenerateSettings(preset=preset, prompts=("the dog",), max_length=12, sampler="top_k", top_k=5, seed=0)
+    assert generate_texts(settings) == runs[0].splitlines()
 
 
 @pytest.mark.parametrize(
