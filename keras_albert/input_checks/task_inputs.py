@@ -285,7 +285,8 @@ ACCEPTED_INPUTS = {
     ),
     "packed": _PACKED + ", or a tf.data.Dataset of them",
     "windows": (
-        _PACKED + " as `preprocessor.windows(questions, contexts).features` "
+        "a `(questions, contexts)` pair of lists of strings (windowed for you), "
+        + _PACKED + " as `preprocessor.windows(questions, contexts).features` "
         "gives them, or a tf.data.Dataset of them; for answers to raw "
         "questions and contexts call `answer(questions, contexts)`"
     ),

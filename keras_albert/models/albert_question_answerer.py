@@ -33,9 +33,7 @@ class AlbertQuestionAnswerer(TokenFeatureChecksMixin, PresetResolutionMixin, Tas
     Example:
     >>> qa = keras_albert.AlbertQuestionAnswerer.from_preset(
     ...     "albert_tiny_en")  # doctest: +SKIP
-    >>> windows = qa.preprocessor.windows(questions, contexts, answers)  # doctest: +SKIP
-    >>> qa.fit(windows.features, {"start_logits": windows.start_positions,
-    ...     "end_logits": windows.end_positions})  # doctest: +SKIP
+    >>> qa.fit((["Who walked?"], ["Anne walked home."]), [("Anne", 0)])  # doctest: +SKIP
     >>> qa.answer(["Who walked?"], ["Anne walked home."])[0]["text"]  # doctest: +SKIP
     'Anne'
     """
@@ -84,6 +82,34 @@ class AlbertQuestionAnswerer(TokenFeatureChecksMixin, PresetResolutionMixin, Tas
         kwargs.setdefault("jit_compile", default_jit_compile())
         super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
 
+    def fit(self, x=None, y=None, *args, **kwargs):
+        """Keras `fit`; `x=(questions, contexts)` with `y=answers` is windowed
+        first (see `windowed_inputs`)."""
+        x, y = self.windowed_inputs(x, y)
+        validation = kwargs.get("validation_data")
+        if isinstance(validation, tuple) and len(validation) == 2:
+            kwargs["validation_data"] = self.windowed_inputs(*validation)
+        return super().fit(x, y, *args, **kwargs)
+
+    def evaluate(self, x=None, y=None, *args, **kwargs):
+        """Keras `evaluate`; `x=(questions, contexts)` is windowed first."""
+        if not kwargs.get("_use_cached_eval_dataset"):  # not fit's per-epoch validation
+            x, y = self.windowed_inputs(x, y)
+        return super().evaluate(x, y, *args, **kwargs)
+
+    def windowed_inputs(self, x, y=None):
+        """`(features, {"start_logits", "end_logits"})` for raw
+        `x=(questions, contexts)` and `y` (per example `(answer_text,
+        answer_start)`, a SQuAD `{"text", "answer_start"}` dict, or None for
+        no answer); other inputs are returned as they are."""
+        if self.preprocessor is None or not _is_question_context_pair(x):
+            return x, y
+        answers = None if y is None else [_answer_pair(answer, index) for index, answer in enumerate(y)]
+        windows = self.preprocessor.windows(x[0], x[1], answers)
+        if answers is None:
+            return windows.features, None
+        return windows.features, {"start_logits": windows.start_positions, "end_logits": windows.end_positions}
+
     def answer(
         self,
         questions,
@@ -114,3 +140,23 @@ class AlbertQuestionAnswerer(TokenFeatureChecksMixin, PresetResolutionMixin, Tas
             allow_no_answer=allow_no_answer,
             null_threshold=null_threshold,
         )
+
+
+def _is_question_context_pair(x):
+    return (
+        isinstance(x, tuple) and len(x) == 2
+        and all(isinstance(part, (list, tuple)) and all(isinstance(t, str) for t in part) for part in x)
+    )
+
+
+def _answer_pair(answer, index):
+    if answer is None:
+        return None
+    if isinstance(answer, dict) and {"text", "answer_start"} <= set(answer):
+        return answer["text"], answer["answer_start"]
+    if isinstance(answer, (list, tuple)) and len(answer) == 2:
+        return tuple(answer)
+    raise ValueError(
+        f"`y[{index}]` must be an answer: (answer_text, answer_start), a dict with 'text' and "
+        f"'answer_start', or None for no answer. Received: {answer!r:.100}"
+    )

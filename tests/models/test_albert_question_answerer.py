@@ -132,3 +132,26 @@ def test_predicting_windows_warns_of_no_unbuilt_preprocessor(tokenizer, tiny_bac
         warnings.simplefilter("always")
         model.predict(model.preprocessor.windows(questions, contexts).features, verbose=0)
     assert not [w for w in caught if "build()" in str(w.message)]
+
+
+def test_fit_and_evaluate_take_questions_contexts_and_answers(tokenizer, tiny_backbone_config):
+    # The raw form `answer` takes, windowed as `preprocessor.windows` does;
+    # answers as (text, start) pairs or SQuAD dicts.
+    keras.utils.set_random_seed(0)
+    backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=tokenizer.vocabulary_size()))
+    model = keras_albert.AlbertQuestionAnswerer(backbone, preprocessor=preprocessor(tokenizer))
+    model.compile(optimizer="sgd")
+    questions, contexts, answers = synthetic(12, seed=4)
+    windows = model.preprocessor.windows(questions, contexts, answers)
+    on_windows = model.evaluate(
+        windows.features, {"start_logits": windows.start_positions, "end_logits": windows.end_positions},
+        batch_size=4, verbose=0, return_dict=True)
+    squad = [{"text": text, "answer_start": start} for text, start in answers]
+    for given in (answers, squad):
+        raw = model.evaluate((questions, contexts), given, batch_size=4, verbose=0, return_dict=True)
+        np.testing.assert_allclose(raw["loss"], on_windows["loss"], rtol=1e-6)
+    history = model.fit((questions, contexts), squad, batch_size=4, epochs=1,
+                        validation_data=((questions, contexts), answers), verbose=0)
+    assert {"loss", "val_loss"} <= set(history.history)
+    with pytest.raises(ValueError, match=r"`y\[1\]` must be an answer: \(answer_text, answer_start\)"):
+        model.fit((questions[:2], contexts[:2]), [answers[0], "cat"], verbose=0)
