@@ -241,6 +241,10 @@ class TokenFeatureChecksMixin:
     def fit(self, x=None, y=None, *args, **kwargs):
         self._check_x(x)
         self._check_labels(x, y)
+        if kwargs.get("validation_split"):
+            # keras-hub splits arrays only, and refused Python lists of texts
+            # with one "<class 'str'>" per text.
+            x, y = _as_arrays(x), _as_arrays(y)
         if not args:
             # keras-hub feeds in-memory inputs as a dataset in their given
             # order and a dataset as is, so Keras' default `shuffle=True`
@@ -261,6 +265,17 @@ class TokenFeatureChecksMixin:
         self._check_labels(x, y)
         with label_check_errors():
             return super().evaluate(self._with_label_checks(x), y, *args, **kwargs)
+
+def _as_arrays(data):
+    """Python lists (alone, or in a tuple or dict) as NumPy arrays."""
+    if isinstance(data, list):
+        return np.asarray(data)
+    if isinstance(data, tuple):
+        return tuple(_as_arrays(part) for part in data)
+    if isinstance(data, dict):
+        return {name: _as_arrays(value) for name, value in data.items()}
+    return data
+
 
 # === Raw inputs of the task models, checked before Keras traces them ===
 # keras-hub hands whatever `x` is to a tf.data map, so a wrong input fails

@@ -132,6 +132,12 @@ class AlbertTokenClassifier(
         return word_label_dataset(x, y, batch_size or 32), None, tuple(args), kwargs
 
     def fit(self, x=None, y=None, *args, **kwargs):
+        if kwargs.get("validation_split") and is_ragged_word_lists(x) and y is not None:
+            # Batched as a dataset below, which Keras cannot split: the last
+            # fraction is held out here, as Keras would hold it out.
+            cut = int(len(x) * (1.0 - kwargs.pop("validation_split")))
+            kwargs["validation_data"] = (x[cut:], y[cut:])
+            x, y = x[:cut], y[:cut]
         x, y, args, kwargs = self._as_word_batches(x, y, args, kwargs)
         validation = kwargs.get("validation_data")
         if isinstance(validation, tuple) and len(validation) == 2 and is_ragged_word_lists(validation[0]):

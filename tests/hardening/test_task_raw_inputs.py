@@ -112,6 +112,26 @@ def test_good_dataset_labels_still_train(classifier):
     assert np.isfinite(history.history["loss"][-1])
 
 
+@pytest.mark.entry_point("task.fit")
+def test_validation_split_takes_python_lists(tokenizer):
+    # keras-hub splits arrays only: lists of texts were refused with one
+    # "<class 'str'>" per text. Keras holds out the last fraction.
+    preprocessor = keras_albert.AlbertTextClassifierPreprocessor(tokenizer, sequence_length=16)
+    task = keras_albert.AlbertClassifier(tiny_backbone(), num_classes=3, preprocessor=preprocessor)
+    task.compile(optimizer="sgd")
+    texts, labels = [f"text number {i}" for i in range(8)], [i % 3 for i in range(8)]
+    history = task.fit(texts, labels, validation_split=0.25, batch_size=4, epochs=1, verbose=0)
+    held_out = task.evaluate(texts[6:], labels[6:], verbose=0, return_dict=True)
+    np.testing.assert_allclose(history.history["val_loss"][0], held_out["loss"], rtol=1e-5)
+
+    tagger = _token_classifier(tokenizer)
+    tagger.compile(optimizer="sgd")
+    words, tags = [["a", "word"], ["b"], ["c", "d", "e"], ["f"]], [[0, 1], [2], [1, 1, 0], [2]]
+    history = tagger.fit(words, tags, validation_split=0.5, batch_size=2, epochs=1, verbose=0)
+    held_out = tagger.evaluate(words[2:], tags[2:], verbose=0, return_dict=True)
+    np.testing.assert_allclose(history.history["val_loss"][0], held_out["loss"], rtol=1e-5)
+
+
 WORDS_ACCEPTED = "a list of word lists (lists of str)"
 CHOICES_ACCEPTED = "a dict with 'context' [batch] and 'choices' [batch, num_choices] strings"
 WINDOWS_ACCEPTED = "preprocessor.windows(questions, contexts).features"
