@@ -14,8 +14,14 @@ regressor's row: the text and its score), as JSON lines or as TSV
 (--format; default: tsv for an --output ending in .tsv). A token
 classifier preset (`finetune --task=token_classification`, CoNLL NER say)
 tags each whitespace word instead: a row holds the text, its words and
-their labels (null, in TSV `-`, for words past --sequence_length).
---preset is a text or token classifier preset (the preset/ `finetune`
+their labels (null, in TSV `-`, for words past --sequence_length). A
+question-answering preset (`finetune --task=question_answering`) answers
+the rows of a table, its `question` and `context` columns (or the two
+--text_columns): a row holds the question, the context (JSON lines only),
+the answer, its character span in the context and its score; with
+--allow_no_answer (SQuAD v2) the answer is "" where the model rates no
+answer above every span.
+--preset is a text or token classifier or a question-answering preset (the preset/ `finetune`
 writes, or a bundled name) and runs on every Keras backend; --saved_model is a serving
 SavedModel (its serving/), TensorFlow only. Texts run in batches, each
 padded to its length bucket; long inputs report progress in texts, with
@@ -25,6 +31,7 @@ existing --output file is replaced only with --overwrite.
 
 from absl import flags
 
+from keras_albert.cli.flag_types import define_boolean
 from keras_albert.cli.flag_types import define_classifier_flags
 from keras_albert.cli.flag_types import settings_from_flags
 from keras_albert.pipelines.prediction_settings import OUTPUT_FORMATS
@@ -32,7 +39,7 @@ from keras_albert.pipelines.prediction_settings import STDOUT
 from keras_albert.pipelines.prediction_settings import PredictSettings
 from keras_albert.pipelines.prediction_settings import check_predict_settings
 
-HELP = "classify texts (or tag their words) with a fine-tuned classifier (preset or serving SavedModel)"
+HELP = "classify texts, tag their words or answer questions with a fine-tuned preset (or a serving SavedModel)"
 
 
 def define_flags(flag_values):
@@ -44,6 +51,8 @@ def define_flags(flag_values):
     flags.DEFINE_enum("format", defaults.format, OUTPUT_FORMATS,
                       "jsonl or tsv (default: tsv for an --output ending in .tsv, else jsonl)", flag_values=fv)
     define_classifier_flags(fv, defaults)
+    define_boolean("allow_no_answer", defaults.allow_no_answer,
+                   "question-answering preset: answer \"\" where no answer beats every span (SQuAD v2)", fv)
 
 
 def settings_from(flag_values):

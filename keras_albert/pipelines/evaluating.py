@@ -9,7 +9,8 @@ support, and the confusion matrix (rows: true labels, columns: predicted),
 as JSON. A regressor is scored as `finetune --task=regression` scores it
 (Pearson and Spearman correlation), with the mean squared error; a token
 classifier on a CoNLL file as `finetune --task=token_classification`
-scores it (word accuracy, macro F1, and entity F1 for chunk tags).
+scores it (word accuracy, macro F1, and entity F1 for chunk tags); a
+question answerer on a SQuAD JSON file by F1 and exact match.
 """
 
 import json
@@ -19,11 +20,14 @@ import numpy as np
 from keras_albert.data import task_metrics
 from keras_albert.data.task_files import TaskFileError
 from keras_albert.data.task_files import read_conll
+from keras_albert.data.task_files import read_squad
 from keras_albert.data.task_files import read_text_examples
 from keras_albert.pipelines.predicting import classify
 from keras_albert.pipelines.predicting import load_classifier
 from keras_albert.pipelines.predicting import write_output
 from keras_albert.pipelines.prediction_settings import check_evaluate_settings
+from keras_albert.pipelines.question_answering_predictions import PresetAnswerer
+from keras_albert.pipelines.question_answering_predictions import squad_scores_of
 from keras_albert.pipelines.word_tagging import PresetTagger
 
 # What `finetune --task=classification` (and `--task=regression`) scores
@@ -117,14 +121,32 @@ def _tagging_report(settings, tagger):
     }
 
 
+def _answering_report(settings, answerer):
+    """A question answerer on a SQuAD JSON file: F1 and exact match as
+    `finetune` scores them (no-answer allowed when the file has unanswerable
+    questions, SQuAD v2)."""
+    try:
+        examples = read_squad(settings.data)
+    except TaskFileError as error:
+        raise ValueError(f"`--data` {settings.data!r} is not a SQuAD file for this question answerer: {error}") \
+            from None
+    allow_no_answer = any(e.is_impossible for e in examples)
+    return {
+        "model": settings.preset, "data": settings.data, "questions": len(examples),
+        "allow_no_answer": allow_no_answer,
+        "metrics": squad_scores_of(answerer.model, examples, allow_no_answer, settings.batch_size),
+    }
+
+
 def evaluate_classifier(settings):
-    """Scores the classifier (or regressor, or token classifier) on
-    `settings.data`; writes the report (JSON) to `settings.output` and
-    returns it."""
+    """Scores the classifier (or regressor, token classifier or question
+    answerer) on `settings.data`; writes the report (JSON) to
+    `settings.output` and returns it."""
     check_evaluate_settings(settings)
     classifier = load_classifier(settings.preset, settings.saved_model, settings.sequence_length)
-    if isinstance(classifier, PresetTagger):
-        report = _tagging_report(settings, classifier)
+    if isinstance(classifier, (PresetTagger, PresetAnswerer)):
+        make_report = _tagging_report if isinstance(classifier, PresetTagger) else _answering_report
+        report = make_report(settings, classifier)
         write_output(report_json(report), settings.output)
         return report
     examples = read_text_examples(

@@ -34,6 +34,7 @@ from keras_albert.models.albert_token_classifier_preprocessor import (
     AlbertTokenClassifierPreprocessor,
 )
 from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
+from keras_albert.pipelines.question_answering_predictions import squad_scores_of
 
 
 class TextTask:
@@ -145,16 +146,7 @@ class SquadTask:
         return [e.context for e in examples[:16]]
 
     def score(self, model, examples):
-        predicted = model.answer(
-            [e.question for e in examples],
-            [e.context for e in examples],
-            allow_no_answer=self.allow_no_answer,
-            batch_size=self.batch_size,
-        )
-        scores = task_metrics.squad_scores(
-            [p["text"] for p in predicted], [[a for a, _ in e.answers] for e in examples]
-        )
-        return {"f1": scores["f1"], "exact_match": scores["exact_match"]}
+        return squad_scores_of(model, examples, self.allow_no_answer, self.batch_size)
 
 
 class MultipleChoiceTask:

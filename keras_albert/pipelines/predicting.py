@@ -23,6 +23,7 @@ import numpy as np
 
 from keras_albert.data.task_files import read_text_examples
 from keras_albert.models.albert_classifier import AlbertClassifier
+from keras_albert.models.albert_question_answerer import AlbertQuestionAnswerer
 from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
@@ -31,8 +32,12 @@ from keras_albert.models.length_buckets import CHUNK_BATCHES
 from keras_albert.pipelines.prediction_settings import STDIN
 from keras_albert.pipelines.prediction_settings import STDOUT
 from keras_albert.pipelines.prediction_settings import TABLE_SUFFIXES
+from keras_albert.pipelines.prediction_settings import answers_questions
 from keras_albert.pipelines.prediction_settings import check_predict_settings
 from keras_albert.pipelines.prediction_settings import output_format
+from keras_albert.pipelines.question_answering_predictions import QUESTION_COLUMNS
+from keras_albert.pipelines.question_answering_predictions import PresetAnswerer
+from keras_albert.pipelines.question_answering_predictions import format_answer_rows
 from keras_albert.pipelines.task_preset_loading import load_task_preset
 from keras_albert.pipelines.word_tagging import PresetTagger
 from keras_albert.pipelines.word_tagging import format_tagged_rows
@@ -183,11 +188,12 @@ def preset_task(preset):
         name = task["registered_name"].split(">")[-1]
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"`--preset` {preset!r}: {str(task_file)!r} is not a task config ({error}).") from None
-    if name not in (AlbertClassifier.__name__, AlbertTokenClassifier.__name__):
+    if name not in (AlbertClassifier.__name__, AlbertTokenClassifier.__name__, AlbertQuestionAnswerer.__name__):
         raise ValueError(
             f"`--preset` {preset!r} holds {name} (its task.json); predict and evaluate take text classifiers "
             f"({AlbertClassifier.__name__}, written by `finetune --task=classification` or `--task=regression`) "
-            f"and token classifiers ({AlbertTokenClassifier.__name__}, `--task=token_classification`)."
+            f"and token classifiers ({AlbertTokenClassifier.__name__}, `--task=token_classification`); predict "
+            f"also takes question answerers ({AlbertQuestionAnswerer.__name__}, `--task=question_answering`)."
         )
     return directory, name
 
@@ -204,6 +210,8 @@ def load_classifier(preset=None, saved_model=None, sequence_length=None):
     directory, name = preset_task(preset)
     if name == AlbertTokenClassifier.__name__:
         return PresetTagger(preset, directory, sequence_length)
+    if name == AlbertQuestionAnswerer.__name__:
+        return PresetAnswerer(preset, directory, sequence_length)
     return PresetClassifier(preset, sequence_length, directory)
 
 
@@ -300,8 +308,18 @@ def predict_texts(settings):
     """Classifies `settings.texts`; writes the rows to `settings.output`
     and returns them (see `prediction_rows`)."""
     check_predict_settings(settings)
-    texts, pairs = read_texts(settings.texts, settings.text_columns)
+    columns = tuple(settings.text_columns)
+    if answers_questions(settings.preset) and columns == ("text",):
+        columns = QUESTION_COLUMNS
+    texts, pairs = read_texts(settings.texts, columns)
     classifier = load_classifier(settings.preset, settings.saved_model, settings.sequence_length)
+    if isinstance(classifier, PresetAnswerer):
+        if pairs is None:
+            raise ValueError(f"The {classifier.source} answers a question from its context: pass two "
+                             "`--text_columns` (question, then context).")
+        rows = classifier.rows(texts, pairs, settings.batch_size, settings.allow_no_answer)
+        write_output(format_answer_rows(rows, output_format(settings)), settings.output)
+        return rows
     if isinstance(classifier, PresetTagger):
         if pairs is not None:
             raise ValueError(f"The {classifier.source} tags the words of single texts; received two "

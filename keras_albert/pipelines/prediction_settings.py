@@ -54,6 +54,9 @@ class PredictSettings:
     sequence_length: int = None
     # Replace an existing output file.
     overwrite: bool = False
+    # A question-answering preset answers "" where it rates "no answer"
+    # above every span (SQuAD v2); otherwise always a span.
+    allow_no_answer: bool = False
 
 
 @dataclasses.dataclass
@@ -165,32 +168,52 @@ def check_predict_settings(settings):
     one line naming the flag, the value and what is accepted."""
     _check_model_source(settings)
     _check_input_file(settings.texts, "--texts", allow_stdin=True)
+    if answers_questions(settings.preset) and (
+        settings.texts == STDIN or pathlib.Path(settings.texts).suffix.lower() not in TABLE_SUFFIXES
+    ):
+        raise ValueError(
+            f"`--preset` {settings.preset!r} answers questions from contexts, so `--texts` must be a table "
+            f"({', '.join(TABLE_SUFFIXES)}) with a question and a context column (`question` and `context`, "
+            f"or the two --text_columns). Received: --texts={settings.texts!r}"
+        )
     if settings.format is not None and settings.format not in OUTPUT_FORMATS:
         raise ValueError(f"`--format` must be one of {OUTPUT_FORMATS}. Received: {settings.format!r}")
     _check_numbers(settings)
     _check_output(settings)
 
 
-def tags_words(preset):
-    """Whether `preset` is a local or bundled token classifier preset (its
-    task.json, read without Keras): `evaluate` then reads CoNLL columns."""
+def _preset_task_name(preset):
+    """The task class a local or bundled preset holds (its task.json, read
+    without Keras), or None."""
     directory = local_preset_or_none(preset) if preset else None
     if directory is None:
-        return False
+        return None
     try:
-        return task_class_name(directory) == "AlbertTokenClassifier"
+        return task_class_name(directory)
     except ValueError:
-        return False  # loading names what is wrong with it
+        return None  # loading names what is wrong with it
+
+
+def tags_words(preset):
+    """Whether `preset` is a token classifier preset: `evaluate` then reads
+    CoNLL columns."""
+    return _preset_task_name(preset) == "AlbertTokenClassifier"
+
+
+def answers_questions(preset):
+    """Whether `preset` is a span question-answering preset: `predict` then
+    reads (question, context) rows."""
+    return _preset_task_name(preset) == "AlbertQuestionAnswerer"
 
 
 def check_evaluate_settings(settings):
     """As `check_predict_settings`, for `evaluate`."""
     _check_model_source(settings)
     _check_input_file(settings.data, "--data")
-    if tags_words(settings.preset):
+    if tags_words(settings.preset) or answers_questions(settings.preset):
         _check_numbers(settings)
         _check_output(settings)
-        return  # CoNLL columns, under any name (CoNLL-2003's own files have no suffix)
+        return  # CoNLL columns under any name (CoNLL-2003's own files have no suffix), or SQuAD JSON
     if pathlib.Path(settings.data).suffix.lower() not in TABLE_SUFFIXES:
         raise ValueError(
             f"`--data` {settings.data!r} must be a labelled table: {', '.join(TABLE_SUFFIXES)} "
