@@ -41,6 +41,7 @@ from keras_albert.pipelines.question_answering_predictions import format_answer_
 from keras_albert.pipelines.task_preset_loading import load_task_preset
 from keras_albert.pipelines.word_tagging import PresetTagger
 from keras_albert.pipelines.word_tagging import format_tagged_rows
+from keras_albert.presets.preset_kind import task_class_name
 from keras_albert.presets.preset_resolution import resolve_preset
 from keras_albert.utils.atomic_file import write_file_atomically
 from keras_albert.utils.label_file import read_label_file
@@ -176,18 +177,16 @@ def preset_task(preset):
     `evaluate` take (a text or token classifier); others are refused,
     naming what is taken."""
     directory = pathlib.Path(resolve_preset(preset))
-    task_file = directory / "task.json"
-    if not task_file.is_file():
+    try:
+        name = task_class_name(directory)
+    except ValueError as error:
+        raise ValueError(f"`--preset` {preset!r}: {error}") from None
+    if name is None:
         raise ValueError(
             f"`--preset` {preset!r} holds no fine-tuned task (no task.json), so it has no classes "
             "to predict: pass a text classifier, e.g. the preset/ that `finetune "
             "--task=classification` writes."
         )
-    try:
-        task = json.loads(task_file.read_text(encoding="utf-8"))
-        name = task["registered_name"].split(">")[-1]
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ValueError(f"`--preset` {preset!r}: {str(task_file)!r} is not a task config ({error}).") from None
     if name not in (AlbertClassifier.__name__, AlbertTokenClassifier.__name__, AlbertQuestionAnswerer.__name__):
         raise ValueError(
             f"`--preset` {preset!r} holds {name} (its task.json); predict and evaluate take text classifiers "
