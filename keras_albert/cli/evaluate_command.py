@@ -16,9 +16,11 @@ preset (`finetune --task=token_classification`) --data is CoNLL columns
 (word first, tag last, a blank line between sentences; any file name):
 word accuracy and macro F1, entity F1 for chunk tags (B-PER, I-LOC, ...),
 per-tag scores and the confusion matrix, as `finetune` scores it. For a
-question-answering preset (`finetune --task=question_answering`) --data is
+question-answering preset (`finetune --task=squad`) --data is
 a SQuAD v1.1 or v2.0 JSON file: F1 and exact match, as `finetune` scores
-them (no answer allowed where the file has unanswerable questions). --preset
+them (no answer allowed where the file has unanswerable questions). For a
+multiple-choice preset (`finetune --task=multiple_choice`) --data is RACE
+JSON, a file or a directory of them: accuracy, as `finetune` scores it. --preset
 runs on every Keras backend; --saved_model (a serving SavedModel) needs
 TensorFlow. Progress goes to stderr when the report goes to stdout. An
 existing --output file is replaced only with --overwrite.

@@ -1,4 +1,5 @@
-"""Classify texts with a fine-tuned classifier: labels by name and probabilities.
+"""Classify texts with a fine-tuned classifier (labels by name and
+probabilities), tag their words, answer questions or choose options.
 
   python -m keras_albert predict --preset=albert_tiny_en_student_supersense \\
       --texts=examples/data/supersense_texts.txt
@@ -15,15 +16,18 @@ regressor's row: the text and its score), as JSON lines or as TSV
 classifier preset (`finetune --task=token_classification`, CoNLL NER say)
 tags each whitespace word instead: a row holds the text, its words and
 their labels (null, in TSV `-`, for words past --sequence_length). A
-question-answering preset (`finetune --task=question_answering`) answers
+question-answering preset (`finetune --task=squad`) answers
 the rows of a table, its `question` and `context` columns (or the two
 --text_columns): a row holds the question, the context (JSON lines only),
 the answer, its character span in the context and its score; with
 --allow_no_answer (SQuAD v2) the answer is "" where the model rates no
-answer above every span.
---preset is a text or token classifier or a question-answering preset (the preset/ `finetune`
-writes, or a bundled name) and runs on every Keras backend; --saved_model is a serving
-SavedModel (its serving/), TensorFlow only. Texts run in batches, each
+answer above every span. A multiple-choice preset (`finetune
+--task=multiple_choice`) reads RACE JSON (a file or a directory of them;
+`answers` not needed): a row holds the question, its options, the chosen
+option's letter and text, its probability and every option's.
+--preset is any task preset `finetune` writes (its preset/, or a bundled
+name) and runs on every Keras backend; --saved_model is a serving
+SavedModel of a text classifier (its serving/), TensorFlow only. Texts run in batches, each
 padded to its length bucket; long inputs report progress in texts, with
 the time left. Progress goes to stderr when the rows go to stdout. An
 existing --output file is replaced only with --overwrite.

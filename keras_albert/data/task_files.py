@@ -264,8 +264,9 @@ class ChoiceExample:
     label: int
 
 
-def read_race(path):
-    """RACE JSON files (one article each, or a directory of them)."""
+def read_race(path, labelled=True):
+    """RACE JSON files (one article each, or a directory of them).
+    `labelled=False` reads records without `answers` too (label -1)."""
     path = pathlib.Path(path)
     files = sorted(path.rglob("*.txt")) + sorted(path.rglob("*.json")) if path.is_dir() else [path]
     examples = []
@@ -273,16 +274,17 @@ def read_race(path):
         try:
             record = json.loads(_open_text(file))
             article, questions = record["article"], record["questions"]
-            options, answers = record["options"], record["answers"]
+            options = record["options"]
+            answers = record["answers"] if labelled or "answers" in record else [None] * len(questions)
         except (ValueError, KeyError, TypeError) as error:
-            raise TaskFileError(
-                f"{str(file)!r}: not a RACE record with article/questions/options/answers ({error})."
-            ) from None
+            fields = "article/questions/options/answers" if labelled else "article/questions/options"
+            raise TaskFileError(f"{str(file)!r}: not a RACE record with {fields} ({error}).") from None
         for i, (question, choices, answer) in enumerate(zip(questions, options, answers)):
             letters = [chr(ord("A") + k) for k in range(len(choices))]
-            if answer not in letters:
+            if answer is not None and answer not in letters:
                 raise TaskFileError(f"{str(file)!r} question {i}: answer {answer!r} is not one of {letters}.")
-            examples.append(ChoiceExample(article, question, list(choices), letters.index(answer)))
+            label = -1 if answer is None else letters.index(answer)
+            examples.append(ChoiceExample(article, question, list(choices), label))
     if not examples:
         raise TaskFileError(f"{str(path)!r} holds no RACE questions.")
     return examples

@@ -10,7 +10,8 @@ as JSON. A regressor is scored as `finetune --task=regression` scores it
 (Pearson and Spearman correlation), with the mean squared error; a token
 classifier on a CoNLL file as `finetune --task=token_classification`
 scores it (word accuracy, macro F1, and entity F1 for chunk tags); a
-question answerer on a SQuAD JSON file by F1 and exact match.
+question answerer on a SQuAD JSON file by F1 and exact match; a
+multiple-choice model on RACE files by accuracy.
 """
 
 import json
@@ -22,6 +23,8 @@ from keras_albert.data.task_files import TaskFileError
 from keras_albert.data.task_files import read_conll
 from keras_albert.data.task_files import read_squad
 from keras_albert.data.task_files import read_text_examples
+from keras_albert.pipelines.choice_predictions import PresetChooser
+from keras_albert.pipelines.choice_predictions import read_questions
 from keras_albert.pipelines.predicting import classify
 from keras_albert.pipelines.predicting import load_classifier
 from keras_albert.pipelines.predicting import write_output
@@ -138,15 +141,25 @@ def _answering_report(settings, answerer):
     }
 
 
+def _choice_report(settings, chooser):
+    """A multiple-choice model on RACE files: accuracy, as `finetune`
+    scores it."""
+    examples = read_questions(settings.data, "--data", labelled=True)
+    predicted = chooser.probabilities(examples, settings.batch_size).argmax(-1)
+    labels = np.asarray([e.label for e in examples])
+    return {"model": settings.preset, "data": settings.data, "questions": len(examples),
+            "metrics": {"accuracy": task_metrics.accuracy(predicted, labels)}}
+
+
 def evaluate_classifier(settings):
     """Scores the classifier (or regressor, token classifier or question
     answerer) on `settings.data`; writes the report (JSON) to
     `settings.output` and returns it."""
     check_evaluate_settings(settings)
     classifier = load_classifier(settings.preset, settings.saved_model, settings.sequence_length)
-    if isinstance(classifier, (PresetTagger, PresetAnswerer)):
-        make_report = _tagging_report if isinstance(classifier, PresetTagger) else _answering_report
-        report = make_report(settings, classifier)
+    reports = {PresetTagger: _tagging_report, PresetAnswerer: _answering_report, PresetChooser: _choice_report}
+    if type(classifier) in reports:
+        report = reports[type(classifier)](settings, classifier)
         write_output(report_json(report), settings.output)
         return report
     examples = read_text_examples(

@@ -23,17 +23,23 @@ import numpy as np
 
 from keras_albert.data.task_files import read_text_examples
 from keras_albert.models.albert_classifier import AlbertClassifier
+from keras_albert.models.albert_multiple_choice import AlbertMultipleChoice
 from keras_albert.models.albert_question_answerer import AlbertQuestionAnswerer
 from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
 from keras_albert.models.albert_token_classifier import AlbertTokenClassifier
 from keras_albert.models.length_buckets import CHUNK_BATCHES
+from keras_albert.pipelines.choice_predictions import PresetChooser
+from keras_albert.pipelines.choice_predictions import choice_rows
+from keras_albert.pipelines.choice_predictions import format_choice_rows
+from keras_albert.pipelines.choice_predictions import read_questions
 from keras_albert.pipelines.prediction_settings import STDIN
 from keras_albert.pipelines.prediction_settings import STDOUT
 from keras_albert.pipelines.prediction_settings import TABLE_SUFFIXES
 from keras_albert.pipelines.prediction_settings import answers_questions
 from keras_albert.pipelines.prediction_settings import check_predict_settings
+from keras_albert.pipelines.prediction_settings import chooses_options
 from keras_albert.pipelines.prediction_settings import output_format
 from keras_albert.pipelines.question_answering_predictions import QUESTION_COLUMNS
 from keras_albert.pipelines.question_answering_predictions import PresetAnswerer
@@ -187,12 +193,14 @@ def preset_task(preset):
             "to predict: pass a text classifier, e.g. the preset/ that `finetune "
             "--task=classification` writes."
         )
-    if name not in (AlbertClassifier.__name__, AlbertTokenClassifier.__name__, AlbertQuestionAnswerer.__name__):
+    taken = (AlbertClassifier, AlbertTokenClassifier, AlbertQuestionAnswerer, AlbertMultipleChoice)
+    if name not in [task.__name__ for task in taken]:
         raise ValueError(
-            f"`--preset` {preset!r} holds {name} (its task.json); predict and evaluate take text classifiers "
-            f"({AlbertClassifier.__name__}, written by `finetune --task=classification` or `--task=regression`) "
-            f"and token classifiers ({AlbertTokenClassifier.__name__}, `--task=token_classification`); predict "
-            f"also takes question answerers ({AlbertQuestionAnswerer.__name__}, `--task=question_answering`)."
+            f"`--preset` {preset!r} holds {name} (its task.json); predict and evaluate take the task presets "
+            f"`finetune` writes: text classifiers ({AlbertClassifier.__name__}, `--task=classification` or "
+            f"`--task=regression`), token classifiers ({AlbertTokenClassifier.__name__}, "
+            f"`--task=token_classification`), question answerers ({AlbertQuestionAnswerer.__name__}, "
+            f"`--task=squad`) and multiple choice ({AlbertMultipleChoice.__name__}, `--task=multiple_choice`)."
         )
     return directory, name
 
@@ -211,6 +219,8 @@ def load_classifier(preset=None, saved_model=None, sequence_length=None):
         return PresetTagger(preset, directory, sequence_length)
     if name == AlbertQuestionAnswerer.__name__:
         return PresetAnswerer(preset, directory, sequence_length)
+    if name == AlbertMultipleChoice.__name__:
+        return PresetChooser(preset, directory, sequence_length)
     return PresetClassifier(preset, sequence_length, directory)
 
 
@@ -307,6 +317,13 @@ def predict_texts(settings):
     """Classifies `settings.texts`; writes the rows to `settings.output`
     and returns them (see `prediction_rows`)."""
     check_predict_settings(settings)
+    if chooses_options(settings.preset):
+        # RACE records, read (and refused) before the model loads.
+        questions = read_questions(settings.texts, "--texts", labelled=False)
+        chooser = load_classifier(settings.preset, settings.saved_model, settings.sequence_length)
+        rows = choice_rows(questions, chooser.probabilities(questions, settings.batch_size))
+        write_output(format_choice_rows(rows, output_format(settings)), settings.output)
+        return rows
     columns = tuple(settings.text_columns)
     if answers_questions(settings.preset) and columns == ("text",):
         columns = QUESTION_COLUMNS

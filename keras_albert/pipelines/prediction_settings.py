@@ -122,7 +122,7 @@ def _check_model_source(settings):
         check_preset_known(settings.preset)
 
 
-def _check_input_file(path, flag, allow_stdin=False):
+def _check_input_file(path, flag, allow_stdin=False, allow_directory=False):
     if allow_stdin and path == STDIN:
         return
     if not path:
@@ -130,6 +130,8 @@ def _check_input_file(path, flag, allow_stdin=False):
     if not pathlib.Path(path).exists():
         raise FileNotFoundError(f"`{flag}` {path!r} does not exist.")
     if pathlib.Path(path).is_dir():
+        if allow_directory:  # RACE: a directory of JSON records
+            return
         raise ValueError(f"`{flag}` {path!r} is a directory; pass a file.")
     if check_regular_file(path, f"`{flag}`", follow_link=True).stat().st_size == 0:
         raise ValueError(f"`{flag}` {path!r} is empty; it must hold at least one text.")
@@ -167,7 +169,8 @@ def check_predict_settings(settings):
     """Fails on bad input before any model is loaded or anything written:
     one line naming the flag, the value and what is accepted."""
     _check_model_source(settings)
-    _check_input_file(settings.texts, "--texts", allow_stdin=True)
+    _check_input_file(settings.texts, "--texts", allow_stdin=not chooses_options(settings.preset),
+                      allow_directory=chooses_options(settings.preset))
     if answers_questions(settings.preset) and (
         settings.texts == STDIN or pathlib.Path(settings.texts).suffix.lower() not in TABLE_SUFFIXES
     ):
@@ -200,6 +203,12 @@ def tags_words(preset):
     return _preset_task_name(preset) == "AlbertTokenClassifier"
 
 
+def chooses_options(preset):
+    """Whether `preset` is a multiple-choice preset: `predict` and
+    `evaluate` then read RACE JSON."""
+    return _preset_task_name(preset) == "AlbertMultipleChoice"
+
+
 def answers_questions(preset):
     """Whether `preset` is a span question-answering preset: `predict` then
     reads (question, context) rows."""
@@ -209,11 +218,11 @@ def answers_questions(preset):
 def check_evaluate_settings(settings):
     """As `check_predict_settings`, for `evaluate`."""
     _check_model_source(settings)
-    _check_input_file(settings.data, "--data")
-    if tags_words(settings.preset) or answers_questions(settings.preset):
+    _check_input_file(settings.data, "--data", allow_directory=chooses_options(settings.preset))
+    if tags_words(settings.preset) or answers_questions(settings.preset) or chooses_options(settings.preset):
         _check_numbers(settings)
         _check_output(settings)
-        return  # CoNLL columns under any name (CoNLL-2003's own files have no suffix), or SQuAD JSON
+        return  # CoNLL columns under any name (CoNLL-2003's own files have no suffix), SQuAD or RACE JSON
     if pathlib.Path(settings.data).suffix.lower() not in TABLE_SUFFIXES:
         raise ValueError(
             f"`--data` {settings.data!r} must be a labelled table: {', '.join(TABLE_SUFFIXES)} "

@@ -1,6 +1,6 @@
 """`predict` with a span question-answering preset: one answer per question.
 
-What `finetune --task=question_answering` writes (SQuAD) answers the
+What `finetune --task=squad` writes (SQuAD) answers the
 questions of a table here: each row's question and context (the
 `question` and `context` columns unless `--text_columns` names others)
 go to `AlbertQuestionAnswerer.answer`, which windows long contexts and

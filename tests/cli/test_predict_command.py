@@ -87,7 +87,7 @@ def _bad_inputs(trained, tmp_path):
         ([texts], "Pass exactly one of `--preset`"),
         ([preset, texts], "'{tmp}/table.tsv' line 1: missing columns ['text']; the header has ['sentence', 'label']."),
         (["--preset=albert_tiny_en", texts, "--text_columns=sentence"],
-         "'albert_tiny_en' holds AlbertPretrainer (its task.json); predict and evaluate take text classifiers"),
+         "'albert_tiny_en' holds AlbertPretrainer (its task.json); predict and evaluate take the task presets"),
         ([f"--saved_model={tmp_path}", texts],
          "`--saved_model` '{tmp}' holds no saved_model.pb" if ON_TENSORFLOW else
          f"`--saved_model` runs with TensorFlow only (KERAS_BACKEND=tensorflow); this run is on "

@@ -103,8 +103,9 @@ def test_a_saved_model_of_single_texts_refuses_pairs(trained, tmp_path):
 
 def test_presets_that_are_not_classifiers_are_refused(tmp_path, sentencepiece_proto, tiny_backbone_config):
     with pytest.raises(ValueError, match=r"'albert_tiny_en' holds AlbertPretrainer \(its task.json\); predict and "
-                                         r"evaluate take text classifiers \(AlbertClassifier, .*\) and token "
-                                         r"classifiers \(AlbertTokenClassifier, `--task=token_classification`\)"):
+                                         r"evaluate take the task presets `finetune` writes: text classifiers "
+                                         r"\(AlbertClassifier, .*\), token classifiers .* and multiple choice "
+                                         r"\(AlbertMultipleChoice, `--task=multiple_choice`\)"):
         load_classifier(preset="albert_tiny_en")
     tokenizer = keras_albert.AlbertTokenizer(proto=sentencepiece_proto)
     backbone = keras_albert.AlbertBackbone(**dict(tiny_backbone_config, vocabulary_size=tokenizer.vocabulary_size()))

@@ -1,5 +1,5 @@
 """`predict` with a question-answering preset (what `finetune
---task=question_answering` writes): one answer per table row, the span
+--task=squad` writes): one answer per table row, the span
 `AlbertQuestionAnswerer.answer` gives, as JSON lines or TSV; a file of
 plain lines refused before the model loads."""
 
