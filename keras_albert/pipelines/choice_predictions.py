@@ -7,9 +7,6 @@ gets the probability of each option and the most probable one, by letter
 and by text.
 """
 
-import csv
-import io
-import json
 import logging
 
 import keras
@@ -24,6 +21,7 @@ from keras_albert.models.albert_multiple_choice_preprocessor import (
 from keras_albert.models.length_buckets import CHUNK_BATCHES
 from keras_albert.pipelines.task_preset_loading import load_task_preset
 from keras_albert.utils.progress import logged_chunks
+from keras_albert.utils.row_output import rows_as_text
 
 _logger = logging.getLogger(__name__)
 
@@ -82,13 +80,6 @@ def choice_rows(examples, probabilities):
 def format_choice_rows(rows, output_format):
     """JSON lines, or TSV with a header: question, choice, answer,
     probability, then one `p(LETTER)` column per option."""
-    if output_format == "jsonl":
-        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
-    letters = list(rows[0]["probabilities"])
-    writer.writerow(["question", "choice", "answer", "probability"] + [f"p({letter})" for letter in letters])
-    for row in rows:
-        writer.writerow([row["question"], row["choice"], row["answer"], row["probability"],
-                         *row["probabilities"].values()])
-    return buffer.getvalue()
+    header = ["question", "choice", "answer", "probability"] + [f"p({letter})" for letter in rows[0]["probabilities"]]
+    return rows_as_text(rows, output_format, header, lambda row: [
+        row["question"], row["choice"], row["answer"], row["probability"], *row["probabilities"].values()])

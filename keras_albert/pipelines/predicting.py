@@ -10,9 +10,6 @@ batches are formed from texts of similar length. Long inputs log their
 progress in texts, with the time left.
 """
 
-import csv
-import io
-import json
 import logging
 import os
 import pathlib
@@ -53,6 +50,7 @@ from keras_albert.utils.atomic_file import write_file_atomically
 from keras_albert.utils.label_file import read_label_file
 from keras_albert.utils.progress import logged_chunks
 from keras_albert.utils.progress import logged_step
+from keras_albert.utils.row_output import rows_as_text
 from keras_albert.utils.text_lines import text_lines
 
 _logger = logging.getLogger(__name__)
@@ -286,16 +284,10 @@ def format_rows(rows, output_format):
     """The rows as JSON lines, or as TSV with a header (text, [text_pair,]
     label, probability, then one `p(NAME)` column per class; a regressor's:
     text, [text_pair,] score)."""
-    if output_format == "jsonl":
-        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
     fixed = [key for key in rows[0] if key != "probabilities"]
     classes = list(rows[0].get("probabilities", ()))
-    writer.writerow(fixed + [f"p({name})" for name in classes])
-    for row in rows:
-        writer.writerow([row[key] for key in fixed] + list(row.get("probabilities", {}).values()))
-    return buffer.getvalue()
+    return rows_as_text(rows, output_format, fixed + [f"p({name})" for name in classes],
+                        lambda row: [row[key] for key in fixed] + list(row.get("probabilities", {}).values()))
 
 
 def write_output(text, output):

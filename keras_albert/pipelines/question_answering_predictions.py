@@ -7,9 +7,6 @@ go to `AlbertQuestionAnswerer.answer`, which windows long contexts and
 returns the best span as an exact substring of the context.
 """
 
-import csv
-import io
-import json
 import logging
 import math
 
@@ -21,6 +18,7 @@ from keras_albert.models.albert_question_answerer_preprocessor import (
 from keras_albert.models.length_buckets import CHUNK_BATCHES
 from keras_albert.pipelines.task_preset_loading import load_task_preset
 from keras_albert.utils.progress import logged_chunks
+from keras_albert.utils.row_output import rows_as_text
 
 _logger = logging.getLogger(__name__)
 # The table columns read when `--text_columns` is left at its default.
@@ -72,12 +70,5 @@ def _finite_or_none(score):
 def format_answer_rows(rows, output_format):
     """JSON lines, or TSV with a header: question, answer, start, end and
     score (the context stays in the JSON lines)."""
-    if output_format == "jsonl":
-        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
     columns = ["question", "answer", "start", "end", "score"]
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow([row[column] for column in columns])
-    return buffer.getvalue()
+    return rows_as_text(rows, output_format, columns, lambda row: [row[column] for column in columns])

@@ -7,9 +7,6 @@ hold them, and each word gets the label of its first piece
 length get none.
 """
 
-import csv
-import io
-import json
 import logging
 
 from keras_albert.models.albert_token_classifier import AlbertTokenClassifier
@@ -19,6 +16,7 @@ from keras_albert.models.albert_token_classifier_preprocessor import (
 from keras_albert.models.length_buckets import CHUNK_BATCHES
 from keras_albert.pipelines.task_preset_loading import load_task_preset
 from keras_albert.utils.progress import logged_chunks
+from keras_albert.utils.row_output import rows_as_text
 
 _logger = logging.getLogger(__name__)
 # The TSV's mark for a word the preset's length cut (JSON lines hold null).
@@ -55,11 +53,5 @@ class PresetTagger:
 def format_tagged_rows(rows, output_format):
     """JSON lines, or TSV with a header: the text and its labels, one per
     word and space-separated (`-` for a word the length cut)."""
-    if output_format == "jsonl":
-        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
-    writer.writerow(["text", "labels"])
-    for row in rows:
-        writer.writerow([row["text"], " ".join(CUT if label is None else label for label in row["labels"])])
-    return buffer.getvalue()
+    return rows_as_text(rows, output_format, ["text", "labels"], lambda row: [
+        row["text"], " ".join(CUT if label is None else label for label in row["labels"])])
