@@ -11,6 +11,7 @@ restored (a `tf.train.Checkpoint` on TensorFlow, NumPy files from
 an uninterrupted run.
 """
 
+import math
 import os
 
 import keras
@@ -118,11 +119,15 @@ def resumable_fit(
         saver = SaveArrayCheckpoint(checkpoints)
     first_step = int(keras.ops.convert_to_numpy(model.optimizer.iterations))
     if first_step % checkpoint_every:
+        # Any interval dividing both the checkpoint's step and the run's
+        # length resumes it; the largest such is their gcd.
         raise ValueError(
             f"The checkpoint in {os.fspath(checkpoint_dir)!r} is at step "
             f"{first_step}, which `checkpoint_every={checkpoint_every}` "
-            "does not divide; resume with the `checkpoint_every` it was "
-            "written with."
+            "does not divide; resume with the `checkpoint_every` "
+            "(`--checkpoint_every`) it was written with, or one that divides "
+            f"both {first_step} and total_steps={total_steps}, such as "
+            f"{math.gcd(first_step, total_steps)}."
         )
     if first_step >= total_steps:
         return None, first_step

@@ -99,8 +99,11 @@ def test_checkpoint_every_must_divide_total_steps(tmp_path):
 
 def test_resuming_with_another_interval_is_refused(tmp_path):
     resumable_fit(_model(), _stream, 3, tmp_path, 3, verbose=0)
-    with pytest.raises(ValueError, match="step 3"):
+    with pytest.raises(ValueError, match="step 3.*divides both 3 and total_steps=12, such as 3"):
         resumable_fit(_model(), _stream, 12, tmp_path, 2, verbose=0)
+    # The interval suggested resumes the run.
+    history, first_step = resumable_fit(_model(), _stream, 12, tmp_path, 3, verbose=0)
+    assert first_step == 3 and len(history.history["loss"]) == 3
 
 
 def test_uncompiled_model_is_refused(tmp_path):
