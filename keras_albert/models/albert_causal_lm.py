@@ -12,6 +12,7 @@ from keras_hub.samplers import get as get_sampler
 from keras_albert.layers.causal_lm_head import AlbertCausalLMHead
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_causal_lm_preprocessor import AlbertCausalLMPreprocessor
+from keras_albert.models.compile_config import CompileConfigMixin
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
 
 # keras-hub's samplers that decode one token per step from `next` alone.
@@ -19,7 +20,7 @@ SAMPLER_NAMES = ("greedy", "top_k", "top_p", "random")
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertCausalLM(PresetResolutionMixin, CausalLM):
+class AlbertCausalLM(CompileConfigMixin, PresetResolutionMixin, CausalLM):
     """Causal language model: a causal `AlbertBackbone` and a tied output.
 
     The backbone must be built with `causal=True`: every position attends

@@ -16,6 +16,7 @@ from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_text_classifier_preprocessor import (
     AlbertTextClassifierPreprocessor,
 )
+from keras_albert.models.compile_config import CompileConfigMixin
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.label_names import LabelNamesMixin
 from keras_albert.models.label_names import check_label_names
@@ -32,7 +33,7 @@ POOLING_CHOICES = ("cls", "mean")
 
 @keras.saving.register_keras_serializable(package="keras_albert")
 class AlbertClassifier(
-    LabelNamesMixin, TokenFeatureChecksMixin, LengthBucketedMixin, PresetResolutionMixin, TextClassifier
+    CompileConfigMixin, LabelNamesMixin, TokenFeatureChecksMixin, LengthBucketedMixin, PresetResolutionMixin, TextClassifier
 ):
     """ALBERT with a dense layer on the pooled ([CLS]) output, or on the
     mean of every token's output.

@@ -7,6 +7,7 @@ from keras_hub.models import MaskedLM
 
 from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_masked_lm_preprocessor import AlbertMaskedLMPreprocessor
+from keras_albert.models.compile_config import CompileConfigMixin
 from keras_albert.models.jit_default import default_pretraining_jit_compile
 from keras_albert.models.tied_masked_lm import load_masked_lm_head_weights
 from keras_albert.models.tied_masked_lm import masked_lm_inputs
@@ -16,7 +17,7 @@ from keras_albert.presets.preset_resolution import resolve_preset
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertMaskedLM(PresetResolutionMixin, MaskedLM):
+class AlbertMaskedLM(CompileConfigMixin, PresetResolutionMixin, MaskedLM):
     """Masked language model: predicts the tokens at `mask_positions`.
 
     Inputs are the backbone's plus `mask_positions` [batch, num_masked];

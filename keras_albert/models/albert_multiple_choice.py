@@ -14,6 +14,7 @@ from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_multiple_choice_preprocessor import (
     AlbertMultipleChoicePreprocessor,
 )
+from keras_albert.models.compile_config import CompileConfigMixin
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import LengthBucketedMixin
 from keras_albert.presets.preset_resolution import PresetResolutionMixin
@@ -21,7 +22,9 @@ from keras_albert.utils.validation import check_rate
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertMultipleChoice(TokenFeatureChecksMixin, LengthBucketedMixin, PresetResolutionMixin, Task):
+class AlbertMultipleChoice(
+    CompileConfigMixin, TokenFeatureChecksMixin, LengthBucketedMixin, PresetResolutionMixin, Task
+):
     """Scores every (context, choice) pair; softmax across the choices.
 
     Inputs are the backbone's with a choices axis, [batch, num_choices,

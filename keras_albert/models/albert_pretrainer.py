@@ -8,6 +8,7 @@ from keras_hub.models import Task
 
 from keras_albert.layers.heads import AlbertSentenceOrderHead
 from keras_albert.models.albert_backbone import AlbertBackbone
+from keras_albert.models.compile_config import CompileConfigMixin
 from keras_albert.models.jit_default import default_pretraining_jit_compile
 from keras_albert.models.preprocessor_inputs import int32_padding_mask
 from keras_albert.models.tied_masked_lm import masked_lm_inputs
@@ -66,7 +67,7 @@ def pretraining_batch(features, sentence_task="sop", ones_like=None):
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertPretrainer(PresetResolutionMixin, Task):
+class AlbertPretrainer(CompileConfigMixin, PresetResolutionMixin, Task):
     """ALBERT's pretraining model: masked-LM and a sentence-level task.
 
     The loss is the sum of the masked-LM cross-entropy (averaged over the

@@ -10,6 +10,7 @@ from keras_albert.models.albert_backbone import AlbertBackbone
 from keras_albert.models.albert_question_answerer_preprocessor import (
     AlbertQuestionAnswererPreprocessor,
 )
+from keras_albert.models.compile_config import CompileConfigMixin
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.length_buckets import DEFAULT_BUCKETS
 from keras_albert.models.length_buckets import check_buckets
@@ -19,7 +20,7 @@ from keras_albert.presets.preset_resolution import PresetResolutionMixin
 
 
 @keras.saving.register_keras_serializable(package="keras_albert")
-class AlbertQuestionAnswerer(TokenFeatureChecksMixin, PresetResolutionMixin, Task):
+class AlbertQuestionAnswerer(CompileConfigMixin, TokenFeatureChecksMixin, PresetResolutionMixin, Task):
     """Start and end logits for every position of every window.
 
     Outputs `{"start_logits", "end_logits"}`, each [batch, sequence]; train

@@ -12,6 +12,7 @@ from keras_albert.models.albert_token_classifier_preprocessor import (
     AlbertTokenClassifierPreprocessor,
 )
 from keras_albert.models.albert_token_classifier_preprocessor import word_label_dataset
+from keras_albert.models.compile_config import CompileConfigMixin
 from keras_albert.models.jit_default import default_jit_compile
 from keras_albert.models.label_names import LabelNamesMixin
 from keras_albert.models.label_names import check_label_names
@@ -38,7 +39,7 @@ def is_ragged_word_lists(x):
 
 @keras.saving.register_keras_serializable(package="keras_albert")
 class AlbertTokenClassifier(
-    LabelNamesMixin, TokenFeatureChecksMixin, PackedInputsMixin, PresetResolutionMixin, Task
+    CompileConfigMixin, LabelNamesMixin, TokenFeatureChecksMixin, PackedInputsMixin, PresetResolutionMixin, Task
 ):
     """Per-piece logits [batch, sequence, num_classes] on the sequence output.
 
