@@ -39,6 +39,12 @@ def read_questions(path, flag, labelled):
     return examples
 
 
+def choice_inputs(examples):
+    """The multiple-choice model's raw input for `ChoiceExample`s."""
+    return {"context": [e.context for e in examples], "question": [e.question for e in examples],
+            "choices": [list(e.choices) for e in examples]}
+
+
 class PresetChooser:
     """A multiple-choice preset; `probabilities(examples, batch_size)`
     scores each example's options."""
@@ -56,10 +62,7 @@ class PresetChooser:
                      "" if count == 1 else "s", batch_size, self.source)
         parts = []
         for start, stop in logged_chunks(_logger, count, chunk, "Questions scored"):
-            part = examples[start:stop]
-            x = {"context": [e.context for e in part], "question": [e.question for e in part],
-                 "choices": [list(e.choices) for e in part]}
-            logits = self.model.predict(x, batch_size=batch_size, verbose=0)
+            logits = self.model.predict(choice_inputs(examples[start:stop]), batch_size=batch_size, verbose=0)
             parts.append(keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1)))
         return np.concatenate(parts)
 

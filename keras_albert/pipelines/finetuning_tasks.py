@@ -33,6 +33,7 @@ from keras_albert.models.albert_token_classifier import AlbertTokenClassifier
 from keras_albert.models.albert_token_classifier_preprocessor import (
     AlbertTokenClassifierPreprocessor,
 )
+from keras_albert.pipelines.choice_predictions import choice_inputs
 from keras_albert.pipelines.finetuning_settings import FINETUNING_TASKS
 from keras_albert.pipelines.question_answering_predictions import squad_scores_of
 
@@ -161,12 +162,7 @@ class MultipleChoiceTask:
         counts = {len(e.choices) for e in examples}
         if len(counts) != 1:
             raise ValueError(f"{path!r}: every question needs the same number of choices; found {sorted(counts)}.")
-        x = {
-            "context": [e.context for e in examples],
-            "question": [e.question for e in examples],
-            "choices": [e.choices for e in examples],
-        }
-        return x, np.asarray([e.label for e in examples], "int32")
+        return choice_inputs(examples), np.asarray([e.label for e in examples], "int32")
 
     def build(self, preset):
         preprocessor = AlbertMultipleChoicePreprocessor.from_preset(
