@@ -35,10 +35,8 @@ TEST_ENV := OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1}
 # loadgroup would be finer, but under pytest 9.2 xdist 3.8 ignores its
 # marks (pytest-dev/pytest-xdist#1386). test-fast keeps plain load: its
 # fixtures are cheap, and loadfile ran it in 277 s against 261 s.
-# --no-loadscope-reorder keeps the order tests/schedule.py gives (longest
-# files first); xdist's own puts the files with the most tests first.
 test: $(STAMP)
-	$(TEST_ENV) $(VENV)/bin/python -m pytest tests -q -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder
+	$(TEST_ENV) $(VENV)/bin/python -m pytest tests -q -p no:cacheprovider -n 2 --dist loadfile
 
 # The edit loop: everything but the tests marked large (subprocesses,
 # kills, conversions, the wheel). CI runs `make test`.

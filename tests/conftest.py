@@ -91,10 +91,3 @@ def unwritable_directory(tmp_path, monkeypatch):
 
         monkeypatch.setattr(os, "open", refusing_open)
         yield locked
-
-
-def pytest_collection_modifyitems(items):
-    # Longest files first, for xdist's two workers: see tests/schedule.py.
-    from tests.schedule import slow_files_first
-
-    slow_files_first(items)
