@@ -10,6 +10,7 @@ from keras_albert.pipelines.classifier_recipe import recommended_learning_rate
 from keras_albert.training.fine_tuning_loop import fit_keeping_best
 from keras_albert.training.optimizers import warmup_decay_optimizer
 from keras_albert.training.optimizers import warmup_steps_for
+from keras_albert.training.softmax_regression import fit_softmax_regression
 
 
 def carve_validation(texts, labels, fraction, seed=0):
@@ -146,7 +147,8 @@ def fine_tune_classifier(classifier, texts, labels, recipe=None, seed=0, verbose
 PROBE_C = (0.01, 0.1, 1.0)
 PROBE_C_WITHOUT_VALIDATION = 0.1
 MIN_FEATURE_SPREAD = 1e-2
-PROBE_EPOCHS = 300
+PROBE_STEPS = 300
+PROBE_LEARNING_RATE = 0.05
 
 
 def pooled_features(classifier, texts, batch_size, training=False):
@@ -196,20 +198,16 @@ def warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels
     train_labels, val_labels = np.asarray(train_labels), np.asarray(val_labels)
     best = None
     for c in PROBE_C if validate else (PROBE_C_WITHOUT_VALIDATION,):
-        keras.utils.set_random_seed(seed)
-        head = keras.Sequential([keras.Input((train.shape[1],)), keras.layers.Dense(
-            classifier.num_classes, kernel_regularizer=keras.regularizers.L2(0.5 / (c * len(train))))])
-        # Full batches: a convex problem, solved well enough in a few hundred
-        # Adam steps, run as one epoch (Keras's per-epoch overhead was most
-        # of the probe's time).
-        head.compile(optimizer=keras.optimizers.Adam(0.05),
-                     loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-        head.fit(_SameBatch((train, train_labels), PROBE_EPOCHS), epochs=1, shuffle=False, verbose=0)
+        # A convex problem, solved well enough in a few hundred full-batch
+        # Adam steps (in NumPy: see softmax_regression).
+        kernel, bias = fit_softmax_regression(
+            train, train_labels, classifier.num_classes, l2=0.5 / (c * len(train)),
+            steps=PROBE_STEPS, learning_rate=PROBE_LEARNING_RATE, seed=seed)
         accuracy = None
         if validate:
-            accuracy = float((head.predict(held, verbose=0).argmax(-1) == val_labels).mean())
+            accuracy = float(((held @ kernel + bias).argmax(-1) == val_labels).mean())
         if best is None or accuracy > best[0]:
-            best = (accuracy, *head.layers[-1].get_weights())
+            best = (accuracy, kernel, bias)
     accuracy, kernel, bias = best
     # W x_std + b = (W / scale) x + (b - (W / scale) . mean)
     folded = kernel / scale[:, None]
@@ -217,17 +215,3 @@ def warm_start_head(classifier, train_texts, train_labels, val_texts, val_labels
         [folded.astype("float32"), (bias - mean @ folded).astype("float32")])
     return accuracy
 
-
-class _SameBatch(keras.utils.PyDataset):
-    """One batch, `steps` times: one epoch of full-batch steps, on every
-    backend."""
-
-    def __init__(self, batch, steps):
-        super().__init__()
-        self.batch, self.steps = batch, steps
-
-    def __len__(self):
-        return self.steps
-
-    def __getitem__(self, index):
-        return self.batch
