@@ -51,6 +51,26 @@ def _run(arguments, backend="tensorflow", **env):
     )
 
 
+def _main(arguments, capsys):
+    """`main(argv)` in this process (no TensorFlow import to pay again):
+    (exit status, stdout, stderr)."""
+    from keras_albert.cli.main import main
+
+    capsys.readouterr()
+    status = main(arguments)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _run_uninterrupted(arguments, backend, capsys):
+    """A run no kill stops: in this process where it is already on
+    `backend` with TensorFlow importable; otherwise in the worker."""
+    if backend == "tensorflow" == keras.config.backend():
+        status, out, err = _main(arguments, capsys)
+        return subprocess.CompletedProcess(arguments, status, out, err)
+    return _run(arguments, backend)
+
+
 def _weights(output):
     causal_lm = keras_albert.AlbertCausalLM.from_preset(str(output / "preset"))
     return [np.asarray(w) for w in causal_lm.weights]
@@ -148,15 +168,12 @@ def test_held_out_text_that_the_corpus_trains_on_is_refused(corpora, tmp_path):
 
 
 @pytest.mark.parametrize("flag", ["--sentence_task=none", "--dynamic_masking=true", "--dupe_factor=3"])
-def test_masked_lm_flags_with_causal_lm_fail_in_one_line(corpora, tmp_path, flag):
+def test_masked_lm_flags_with_causal_lm_fail_in_one_line(corpora, tmp_path, flag, capsys):
     corpus, _ = corpora
-    result = subprocess.run(
-        [sys.executable, "-m", "keras_albert", "pretrain", "--objective=causal_lm", "--corpus", corpus,
-         "--output", str(tmp_path / "run"), flag],
-        env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=300,
-    )
-    assert result.returncode == 2
-    lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    status, _, err = _main(["pretrain", "--objective=causal_lm", "--corpus", corpus,
+                            "--output", str(tmp_path / "run"), flag], capsys)
+    assert status == 2
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
     assert lines == [f"error: {flag.split('=')[0]} is a masked-LM flag; --objective=causal_lm predicts "
                      "every next token and takes none of --sentence_task, --dynamic_masking, "
                      "--max_predictions_per_seq, --masked_lm_prob, --dupe_factor, --teacher_embeddings, "
@@ -164,15 +181,12 @@ def test_masked_lm_flags_with_causal_lm_fail_in_one_line(corpora, tmp_path, flag
     assert not (tmp_path / "run").exists()
 
 
-def test_an_unknown_objective_fails_in_one_line(corpora, tmp_path):
+def test_an_unknown_objective_fails_in_one_line(corpora, tmp_path, capsys):
     corpus, _ = corpora
-    result = subprocess.run(
-        [sys.executable, "-m", "keras_albert", "pretrain", "--objective=gpt", "--corpus", corpus,
-         "--output", str(tmp_path / "run")],
-        env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=300,
-    )
-    assert result.returncode != 0
-    assert "--objective" in result.stderr and "causal_lm" in result.stderr
+    status, _, err = _main(["pretrain", "--objective=gpt", "--corpus", corpus,
+                            "--output", str(tmp_path / "run")], capsys)
+    assert status != 0
+    assert "--objective" in err and "causal_lm" in err
     assert not (tmp_path / "run").exists()
 
 
@@ -188,10 +202,10 @@ def test_init_preset_bidirectional_weights_become_causal():
 
 @pytest.mark.large
 @pytest.mark.parametrize("backend", ["tensorflow", "jax"])
-def test_tiny_run_writes_a_generating_preset_and_resumes_after_kill_9_exactly(corpora, tmp_path, backend):
+def test_tiny_run_writes_a_generating_preset_and_resumes_after_kill_9_exactly(corpora, tmp_path, backend, capsys):
     corpus, heldout = corpora
     straight = tmp_path / "straight"
-    result = _run(_arguments(corpus, straight, heldout), backend)
+    result = _run_uninterrupted(_arguments(corpus, straight, heldout), backend, capsys)
     assert result.returncode == 0, result.stderr[-3000:]
     assert f"{'jax backend' if backend == 'jax' else 'Strategy'}" in result.stdout
     metrics = json.loads((straight / "metrics.json").read_text())
@@ -206,24 +220,22 @@ def test_tiny_run_writes_a_generating_preset_and_resumes_after_kill_9_exactly(co
     stopped = _run(_arguments(corpus, killed, heldout), backend, KILL_AT_BATCH="6")
     assert stopped.returncode == -9, stopped.stderr[-2000:]
     assert not (killed / "preset").exists()
-    resumed = _run(_arguments(corpus, killed, heldout), backend)
+    resumed = _run_uninterrupted(_arguments(corpus, killed, heldout), backend, capsys)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert "resumed at step 4" in resumed.stdout
     for got, expected in zip(_weights(killed), _weights(straight), strict=True):
         np.testing.assert_allclose(got, expected, atol=1e-6)
 
     # The preset generates, through the API, and the JAX run's through the
-    # command (on TensorFlow, the default).
+    # command, on this process's backend (TensorFlow, the default) as a
+    # fresh `python -m keras_albert` here would be.
     causal_lm = keras_albert.AlbertCausalLM.from_preset(str(straight / "preset"))
     causal_lm.compile(sampler="greedy")
     assert isinstance(causal_lm.generate(["the"], max_length=12)[0], str)
     if backend == "jax":
-        generated = subprocess.run(
-            [sys.executable, "-m", "keras_albert", "generate", f"--preset={straight / 'preset'}",
-             "--prompt=the", "--max_length=12"],
-            env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=300,
-        )
-        assert generated.returncode == 0, generated.stderr[-2000:]
+        status, out, err = _main(["generate", f"--preset={straight / 'preset'}", "--prompt=the",
+                                  "--max_length=12"], capsys)
+        assert status == 0, err[-2000:]
 
     # Continuing from the causal preset keeps its output projection.
     settings = PretrainingSettings(corpus=[], output="", objective="causal_lm",

@@ -28,6 +28,34 @@ def trained(tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
     return tiny_classifier(tmp_path_factory, sentencepiece_proto, tiny_backbone_config)
 
 
+@pytest.fixture(scope="module")
+def dev_set(trained):
+    """60 labelled texts and the preset's own predictions for them, made
+    once for both sources' tests."""
+    texts, labels = animal_texts(60, seed=11)
+    model = keras_albert.AlbertClassifier.from_preset(str(trained / "preset"))
+    predicted = [LABELS[i] for i in model.predict(texts, verbose=0).argmax(-1)]
+    return texts, labels, predicted
+
+
+@pytest.fixture(scope="module")
+def regressor(tmp_path_factory, sentencepiece_proto, tiny_backbone_config):
+    from tests.pipelines.tiny_classifier import tiny_regressor
+
+    return tiny_regressor(tmp_path_factory, sentencepiece_proto, tiny_backbone_config)
+
+
+@pytest.fixture(scope="module")
+def scored_texts(regressor):
+    """30 texts scored by their word counts, and the regressor's predictions
+    for them, made once for both sources' tests."""
+    texts, _ = animal_texts(30, seed=12)
+    scores = [len(text.split()) for text in texts]
+    predicted = np.asarray(keras_albert.AlbertClassifier.from_preset(str(regressor / "preset")).predict(
+        texts, verbose=0))[:, 0]
+    return texts, scores, predicted
+
+
 def _hand_f1_macro(predicted, true):
     scores = []
     for c in sorted(set(predicted) | set(true)):
@@ -39,18 +67,16 @@ def _hand_f1_macro(predicted, true):
 
 
 @pytest.mark.parametrize("source", ["preset", "saved_model"])
-def test_metrics_equal_a_hand_computation(trained, tmp_path, source):
+def test_metrics_equal_a_hand_computation(trained, dev_set, tmp_path, source):
     if source == "saved_model":
         skip_unless_serving_runs()
-    texts, labels = animal_texts(60, seed=11)
+    texts, labels, predicted = dev_set
     write_table(tmp_path / "dev.tsv", texts, labels)
     output = tmp_path / "report.json"
     report = evaluate_classifier(EvaluateSettings(
         data=str(tmp_path / "dev.tsv"), output=str(output), batch_size=8,
         **{source: str(trained / ("preset" if source == "preset" else "serving"))}))
     assert json.loads(output.read_text(encoding="utf-8")) == report
-    model = keras_albert.AlbertClassifier.from_preset(str(trained / "preset"))
-    predicted = [LABELS[i] for i in model.predict(texts, verbose=0).argmax(-1)]
     accuracy = sum(p == t for p, t in zip(predicted, labels)) / len(labels)
     assert report["examples"] == 60
     assert report["metrics"]["accuracy"] == pytest.approx(accuracy)
@@ -91,24 +117,17 @@ def test_report_json_keeps_rows_on_one_line():
 
 
 @pytest.mark.parametrize("source", ["preset", "serving"])
-def test_a_regressor_is_scored_by_correlation(tmp_path, tmp_path_factory, sentencepiece_proto, tiny_backbone_config,
-                                              source):
+def test_a_regressor_is_scored_by_correlation(tmp_path, regressor, scored_texts, source):
     from scipy import stats
-
-    from tests.pipelines.tiny_classifier import tiny_regressor
 
     if source == "serving":
         skip_unless_serving_runs()
-    regressor = tiny_regressor(tmp_path_factory, sentencepiece_proto, tiny_backbone_config)
-    texts, _ = animal_texts(30, seed=12)
-    scores = [len(text.split()) for text in texts]
+    texts, scores, predicted = scored_texts
     (tmp_path / "dev.csv").write_text("text,score\n" + "".join(f"{t},{s}\n" for t, s in zip(texts, scores)))
     flag = {"preset": "preset", "serving": "saved_model"}[source]
     report = evaluate_classifier(EvaluateSettings(
         data=str(tmp_path / "dev.csv"), label_column="score", output=str(tmp_path / f"{source}.json"),
         **{flag: str(regressor / source)}))
-    predicted = np.asarray(keras_albert.AlbertClassifier.from_preset(str(regressor / "preset")).predict(
-        texts, verbose=0))[:, 0]
     assert report["examples"] == 30 and "confusion_matrix" not in report
     assert report["metrics"]["pearson"] == pytest.approx(stats.pearsonr(predicted, scores)[0], abs=1e-5)
     assert report["metrics"]["spearman"] == pytest.approx(stats.spearmanr(predicted, scores)[0], abs=1e-5)

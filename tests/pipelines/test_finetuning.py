@@ -6,7 +6,9 @@ whatever the backend, skipped only where TensorFlow is absent:
     KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/pipelines/test_finetuning.py
 """
 
+import contextlib
 import dataclasses
+import io
 import json
 import os
 import pathlib
@@ -73,13 +75,24 @@ def _written_here(logs=True):
     return contents
 
 
+@pytest.fixture(scope="module")
+def default_run(preset, tmp_path_factory):
+    """One run at the default length, shared: (settings, metrics, printed).
+    On TensorFlow it writes the serving SavedModel and logs too."""
+    # The default length: 128 cut to the preset's 32 positions.
+    settings = dataclasses.replace(_settings(preset, tmp_path_factory.mktemp("default_run")), sequence_length=None)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        metrics = run_finetuning(settings)
+    return settings, metrics, printed.getvalue()
+
+
 @pytest.mark.large
-def test_run_finetuning_returns_metrics_and_writes_its_outputs(settings, tmp_path, capsys):
-    # The default length: 128 cut to the preset's 32 positions, recorded as used.
-    settings = dataclasses.replace(settings, sequence_length=None)
-    metrics = run_finetuning(settings)
+def test_run_finetuning_returns_metrics_and_writes_its_outputs(default_run):
+    settings, metrics, printed = default_run
+    # The default length, recorded as used.
     assert metrics["sequence_length"] == 32 and metrics["settings"]["sequence_length"] is None
-    output = tmp_path / "out"
+    output = pathlib.Path(settings.output)
     assert metrics == json.loads((output / "metrics.json").read_text())
     assert metrics["labels"] == ["pet", "wild"]
     assert metrics["settings"] == finetuning.run_settings(settings)
@@ -95,27 +108,17 @@ def test_run_finetuning_returns_metrics_and_writes_its_outputs(settings, tmp_pat
     assert classifier.label_names == ["pet", "wild"]
     # Nothing but the documented outputs: the kept weights never reach a file.
     assert {p.name + "/" * p.is_dir() for p in output.iterdir()} == _written_here()
-    printed = capsys.readouterr().out
     if "serving/" not in _written_here():
         assert "Serving SavedModel: not written (export needs KERAS_BACKEND=tensorflow)" in printed
     if "logs/" not in _written_here():
         assert "TensorBoard logs: not written" in printed
 
 
-_TENSORFLOW_RUN = textwrap.dedent(
-    """
-    import json
-    import pathlib
-    import sys
-
+def _seen_by_tensorflow(output):
+    """What TensorFlow reads in a run's OUTPUT: the serving SavedModel's
+    labels for two texts, the steps of the logs' scalars, the contents."""
     import tensorflow as tf
 
-    from keras_albert.pipelines import run_finetuning
-    from tests.pipelines.test_finetuning import _settings
-
-    settings = _settings(sys.argv[1], pathlib.Path(sys.argv[2]))
-    run_finetuning(settings)
-    output = pathlib.Path(settings.output)
     serve = tf.saved_model.load(str(output / "serving")).signatures["serving_default"]
     labels = serve(text=tf.constant(["a cat", "a fish"]))["labels"].numpy()
 
@@ -127,31 +130,51 @@ _TENSORFLOW_RUN = textwrap.dedent(
                 steps |= {event.step for value in event.summary.value if value.tag == tag}
         return sorted(steps)
 
-    print(json.dumps(dict(
+    return dict(
         labels=[label.decode() for label in labels],
         train_loss=scalar_steps(output / "logs" / "train", "epoch_loss"),
         eval_accuracy=scalar_steps(output / "logs" / "eval", "epoch_accuracy"),
         validation_accuracy=scalar_steps(output / "logs" / "validation", "epoch_accuracy"),
         contents=sorted(p.name + "/" * p.is_dir() for p in output.iterdir()),
-    )))
+    )
+
+
+# A run in a TensorFlow process, for a test session on another backend.
+_TENSORFLOW_RUN = textwrap.dedent(
+    """
+    import json
+    import pathlib
+    import sys
+
+    from keras_albert.pipelines import run_finetuning
+    from tests.pipelines.test_finetuning import _seen_by_tensorflow
+    from tests.pipelines.test_finetuning import _settings
+
+    settings = _settings(sys.argv[1], pathlib.Path(sys.argv[2]))
+    run_finetuning(settings)
+    print(json.dumps(_seen_by_tensorflow(pathlib.Path(settings.output))))
     """
 )
 
 
 @pytest.mark.large
-def test_on_tensorflow_the_run_serves_named_labels_and_logs_every_epoch(preset, tmp_path):
+def test_on_tensorflow_the_run_serves_named_labels_and_logs_every_epoch(preset, tmp_path, request):
     # The serving SavedModel and TensorBoard's event files are TensorFlow's:
-    # checked in a TensorFlow process whatever this run's backend.
+    # checked in a TensorFlow process whatever this run's backend. On
+    # TensorFlow, this process: the shared run wrote them.
     pytest.importorskip("tensorflow", reason="SavedModel and TensorBoard logs are TensorFlow's")
-    root = pathlib.Path(__file__).resolve().parents[2]
-    env = dict(os.environ, KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="3")
-    env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")])
-    result = subprocess.run(
-        [sys.executable, "-c", _TENSORFLOW_RUN, preset, str(tmp_path)],
-        capture_output=True, text=True, timeout=600, env=env, cwd=root,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    if keras.config.backend() == "tensorflow":
+        seen = _seen_by_tensorflow(pathlib.Path(request.getfixturevalue("default_run")[0].output))
+    else:
+        root = pathlib.Path(__file__).resolve().parents[2]
+        env = dict(os.environ, KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="3")
+        env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")])
+        result = subprocess.run(
+            [sys.executable, "-c", _TENSORFLOW_RUN, preset, str(tmp_path)],
+            capture_output=True, text=True, timeout=600, env=env, cwd=root,
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        seen = json.loads(result.stdout.strip().splitlines()[-1])
     # The names travel with the model into its serving outputs.
     assert seen["labels"] and set(seen["labels"]) <= {"pet", "wild"}
     # Keras's training logs and the per-epoch scores, the fitted head (epoch
