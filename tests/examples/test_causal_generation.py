@@ -2,31 +2,23 @@
 causal ALBERT, lowers its held-out loss, decodes the same tokens with and
 without the cache, and saves a preset the generate command reads."""
 
-import os
 import pathlib
 import re
-import subprocess
 import sys
 
 import pytest
 
+from keras_albert.cli.main import main as cli_main
+from tests.scripts import load_script
 from tests.test_readme_blocks import readme_shell_block
 from tests.test_readme_blocks import run_block
 
 pytestmark = pytest.mark.large
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "examples" / "causal_generation.py"
 
 
-def run(*arguments):
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *arguments], cwd=ROOT, env=dict(os.environ),
-        capture_output=True, text=True, timeout=900,
-    )
-
-
-def test_the_readmes_block_trains_generates_and_saves_a_preset(tmp_path):
+def test_the_readmes_block_trains_generates_and_saves_a_preset(tmp_path, capsys):
     # README.md's block as pasted, on 30 training steps: the script, then
     # `generate` with a sampler on the preset it saved.
     line, code = readme_shell_block("examples/causal_generation.py")
@@ -43,20 +35,23 @@ def test_the_readmes_block_trains_generates_and_saves_a_preset(tmp_path):
     sampled = out[out.index("saved the preset in"):].splitlines()[1:]
     assert len(sampled) == 2 and all(text.strip() for text in sampled), sampled
 
-    # Greedy from the command line decodes what the script's greedy did.
+    # Greedy from the command line decodes what the script's greedy did
+    # (the command run in this process: its output is what is compared).
     preset = tmp_path / "runs" / "causal_preset"
-    generated = subprocess.run(
-        [sys.executable, "-m", "keras_albert", "generate", f"--preset={preset}", "--prompt=mr. darcy",
-         "--max_length=24", "--sampler=greedy"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
-    )
-    assert generated.returncode == 0, generated.stderr[-3000:]
-    assert generated.stdout.strip() == greedy[1]
+    capsys.readouterr()
+    status = cli_main(["generate", f"--preset={preset}", "--prompt=mr. darcy", "--max_length=24",
+                       "--sampler=greedy"])
+    generated = capsys.readouterr()
+    assert status == 0, generated.err[-3000:]
+    assert generated.out.strip() == greedy[1]
 
 
-def test_an_existing_preset_directory_is_refused(tmp_path):
+def test_an_existing_preset_directory_is_refused(tmp_path, monkeypatch, capsys):
+    # The flag check, run in this process: it exits before any training.
     (tmp_path / "mine").mkdir()
-    result = run("--save_preset", str(tmp_path / "mine"))
-    assert result.returncode == 2
-    assert "exists; name a new directory" in result.stderr
+    monkeypatch.setattr(sys, "argv", ["causal_generation.py", "--save_preset", str(tmp_path / "mine")])
+    with pytest.raises(SystemExit) as exited:
+        load_script("examples/causal_generation.py").main()
+    assert exited.value.code == 2
+    assert "exists; name a new directory" in capsys.readouterr().err
     assert list((tmp_path / "mine").iterdir()) == []

@@ -3,22 +3,13 @@ process, the rows in turn, and full attention's median over each LSH row's."""
 
 import importlib.util
 import json
-import os
 import pathlib
-import subprocess
 import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "long_document_step_times.py"
-
-
-def run(*flags, timeout=300):
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *flags],
-        env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=timeout,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -58,12 +49,13 @@ def test_each_row_is_the_median_of_all_its_rounds_and_full_is_divided_by_each_ls
 
 
 @pytest.mark.large
-def test_a_smoke_run_times_every_row_in_turn_and_records_it(tmp_path):
+def test_a_smoke_run_times_every_row_in_turn_and_records_it(tmp_path, step_times, capsys):
+    # main() in this process: the rows share the process either way.
     output = tmp_path / "steps.json"
-    result = run("--document_length", "64", "--rows", "full-64", "lsh1-64", "--lsh_chunk_length", "16",
-                 "--steps", "2", "--rounds", "2", "--batch_size", "2", "--output", str(output))
-    assert result.returncode == 0, result.stderr
-    order = [line.split(":")[0] for line in result.stdout.splitlines() if line.startswith("round ")]
+    step_times.main(["--document_length", "64", "--rows", "full-64", "lsh1-64", "--lsh_chunk_length", "16",
+                     "--steps", "2", "--rounds", "2", "--batch_size", "2", "--output", str(output)])
+    stdout = capsys.readouterr().out
+    order = [line.split(":")[0] for line in stdout.splitlines() if line.startswith("round ")]
     assert order == ["round 1/2, full-64", "round 1/2, lsh1-64", "round 2/2, full-64", "round 2/2, lsh1-64"]
     recorded = json.loads(output.read_text())
     rows = recorded["rows"]
