@@ -5,8 +5,9 @@ need, and a backend we do not run on is refused in one line.
 
 Runs on every backend, TensorFlow installed or not: the JAX and PyTorch
 workers make TensorFlow unimportable themselves; what they saw is compared
-with TensorFlow's ids and outputs, made in a TensorFlow process whatever
-this run's backend (skipped only where TensorFlow is absent), and their
+with TensorFlow's ids and outputs, made on TensorFlow whatever this run's
+backend (here, or in a TensorFlow process when this run is on another;
+skipped only where TensorFlow is absent), and their
 presets are loaded on this run's backend:
     KERAS_BACKEND=jax python -m pytest -p tests.tensorflow_blocked tests/backends/test_without_tensorflow.py
 """
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import textwrap
 
+import keras
 import numpy as np
 import pytest
 
@@ -50,38 +52,46 @@ def seen(tmp_path_factory):
     return results
 
 
+def tensorflow_reference():
+    """TensorFlow's ids (by its graph path, tensorflow-text, as in tf.data
+    and serving) and the bundled preset's outputs, on KERAS_BACKEND=tensorflow."""
+    import tensorflow as tf
+
+    tokenizer = keras_albert.AlbertTokenizer.from_preset("albert_tiny_en")
+    preprocessor = keras_albert.AlbertTextClassifierPreprocessor.from_preset("albert_tiny_en", sequence_length=16)
+    backbone = keras_albert.AlbertBackbone.from_preset("albert_tiny_en")
+    features = preprocessor(TEXTS)
+    graph_ids = tf.data.Dataset.from_tensor_slices(TEXTS).map(tokenizer)
+    return dict(
+        ids=[list(map(int, row)) for row in graph_ids.as_numpy_iterator()],
+        token_ids=np.asarray(features["token_ids"]),
+        sequence_output=np.asarray(backbone(features)["sequence_output"]),
+    )
+
+
 _TENSORFLOW_REFERENCE = textwrap.dedent(
     """
     import json
     import sys
 
     import numpy as np
-    import tensorflow as tf
 
-    import keras_albert
-    from tests.backends.no_tensorflow_worker import TEXTS
+    from tests.backends.test_without_tensorflow import tensorflow_reference
 
-    tokenizer = keras_albert.AlbertTokenizer.from_preset("albert_tiny_en")
-    preprocessor = keras_albert.AlbertTextClassifierPreprocessor.from_preset("albert_tiny_en", sequence_length=16)
-    backbone = keras_albert.AlbertBackbone.from_preset("albert_tiny_en")
-    features = preprocessor(TEXTS)
-    # The graph path (tensorflow-text), as in tf.data and serving.
-    graph_ids = tf.data.Dataset.from_tensor_slices(TEXTS).map(tokenizer)
-    np.savez(
-        sys.argv[1],
-        ids=np.array(json.dumps([list(map(int, row)) for row in graph_ids.as_numpy_iterator()])),
-        token_ids=np.asarray(features["token_ids"]),
-        sequence_output=np.asarray(backbone(features)["sequence_output"]),
-    )
+    data = tensorflow_reference()
+    np.savez(sys.argv[1], **dict(data, ids=np.array(json.dumps(data["ids"]))))
     """
 )
 
 
 @pytest.fixture(scope="module")
 def on_tensorflow(tmp_path_factory):
-    # TensorFlow's ids and outputs, from a TensorFlow process whatever this
-    # run's backend: the reference the other backends must match.
+    # TensorFlow's ids and outputs, the reference the other backends must
+    # match: here when this run is on TensorFlow (a process start costs
+    # seconds), else from a TensorFlow process.
     pytest.importorskip("tensorflow", reason="the reference is TensorFlow's")
+    if keras.config.backend() == "tensorflow":
+        return tensorflow_reference()
     out = tmp_path_factory.mktemp("tensorflow") / "out.npz"
     env = dict(os.environ, KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="3")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
