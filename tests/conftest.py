@@ -50,13 +50,13 @@ def jax_compilation_cache(tmp_path_factory):
     -> 138 CPU s, the cache starting empty). Only where a compiled program
     comes from changes, not what runs. A cache the caller set is kept.
     """
-    cache = {
-        "JAX_COMPILATION_CACHE_DIR": str(tmp_path_factory.mktemp("jax_compilation_cache")),
-        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
-        "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0",
-    }
-    if "JAX_COMPILATION_CACHE_DIR" in os.environ:
-        cache = {}
+    cache = {}
+    if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
+        cache = {
+            "JAX_COMPILATION_CACHE_DIR": str(tmp_path_factory.mktemp("jax_compilation_cache")),
+            "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+            "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0",
+        }
     os.environ.update(cache)
     yield
     for name in cache:

@@ -35,7 +35,8 @@ from keras_albert.pipelines import pretraining as pipeline  # noqa: E402
 from tests.preemption import killed_after_batches  # noqa: E402
 
 
-def _run(job):
+def run_job(job):
+    """One job (see above) in this process: its exit status."""
     if "pack" in job:
         from tests.backends.task_packing_worker import pack
 
@@ -65,7 +66,7 @@ def run_jobs(jobs_path, results_path):
         stdout, stderr = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
             try:
-                returncode = _run(job)
+                returncode = run_job(job)
             except Exception:  # noqa: BLE001 (reported as a crashed command's would be)
                 traceback.print_exc()
                 returncode = 1

@@ -1,6 +1,7 @@
 """`python -m keras_albert ARGS` (pretrain, finetune) with TensorFlow unimportable (as on a
 machine without it), optionally SIGKILLed after KILL_AT_BATCH training
-batches of this process, the way a preempted machine dies.
+batches of this process, the way a preempted machine dies; one job of
+cli_batch_worker.py, which does the patching.
 
     KERAS_BACKEND=jax python tests/backends/cli_worker.py pretrain ...
 """
@@ -8,17 +9,15 @@ batches of this process, the way a preempted machine dies.
 import os
 import sys
 
-sys.modules["tensorflow"] = None
-sys.modules["tensorflow_text"] = None
-
-from keras_albert.cli.main import main  # noqa: E402
-from keras_albert.pipelines import pretraining as pipeline  # noqa: E402
-from tests.preemption import killed_after_batches  # noqa: E402
+from tests.backends.cli_batch_worker import (
+    run_job,  # blocks TensorFlow as it is imported
+)
 
 if __name__ == "__main__":
+    job = {"argv": sys.argv[1:]}
     if "TIME_BUDGET_RESERVE_SECONDS" in os.environ:
         # A budget of seconds, for the test, instead of a lent machine's minutes.
-        pipeline._TIME_BUDGET_RESERVE_SECONDS = float(os.environ["TIME_BUDGET_RESERVE_SECONDS"])
+        job["time_budget_reserve_seconds"] = os.environ["TIME_BUDGET_RESERVE_SECONDS"]
     if "KILL_AT_BATCH" in os.environ:
-        pipeline.resumable_fit = killed_after_batches(pipeline.resumable_fit, int(os.environ["KILL_AT_BATCH"]))
-    sys.exit(main(sys.argv[1:]))
+        job["kill_at_batch"] = os.environ["KILL_AT_BATCH"]
+    sys.exit(run_job(job))

@@ -59,11 +59,9 @@ class _Killed:
 def _batch(jobs, directory):
     """{name: the job's result} for `jobs` ({name: job}) run in one JAX
     process; a job that killed the process (the last) gets `_Killed`."""
-    # The runs train the same tiny model: XLA's programs compiled once, for
-    # this file's processes (a test's time, not what is checked).
-    cache = dict(JAX_COMPILATION_CACHE_DIR=str(directory.parent / "xla_cache"),
-                 JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0", JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="0")
-    process, results = run_batch(list(jobs.values()), directory, **cache)
+    # The runs train the same tiny model: XLA compiles its programs once,
+    # through the session's cache (conftest.jax_compilation_cache).
+    process, results = run_batch(list(jobs.values()), directory)
     assert len(results) >= len(jobs) - 1, process.stderr[-3000:]
     done = {name: _Result(result) for name, result in zip(jobs, results)}
     return {name: done.get(name, _Killed(process)) for name in jobs}

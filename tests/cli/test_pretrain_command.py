@@ -17,6 +17,7 @@ import pytest
 
 import keras_albert
 from tests.conftest import synthetic_sentences
+from tests.in_process import command_in_this_process
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 KILLER = pathlib.Path(__file__).with_name("kill_during_pretraining.py")
@@ -59,16 +60,6 @@ def _run(arguments, script=None, **env):
         env=dict(os.environ, PYTHONPATH=str(ROOT), **env),
         capture_output=True, text=True, timeout=600,
     )
-
-
-def _main(arguments, capsys):
-    """The command run in this process: (exit status, stdout, stderr)."""
-    from keras_albert.cli.main import main
-
-    capsys.readouterr()
-    status = main(arguments)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def _final_weights(output):
@@ -115,7 +106,7 @@ def test_kill_9_then_same_command_gives_uninterrupted_weights(uninterrupted, tmp
     assert not (output / "preset").exists()
     assert (output / "checkpoints" / "ckpt-4.index").is_file()
 
-    status, out, err = _main(arguments, capsys)
+    status, out, err = command_in_this_process(arguments, capsys)
     assert status == 0, err[-3000:]
     assert "resumed at step 4" in out
     for a, b in zip(_final_weights(straight), _final_weights(output)):
@@ -125,7 +116,7 @@ def test_kill_9_then_same_command_gives_uninterrupted_weights(uninterrupted, tmp
 @pytest.mark.large
 def test_rerun_with_other_data_settings_is_refused(uninterrupted, capsys):
     corpus, _, output, _ = uninterrupted
-    status, _, err = _main(_arguments(corpus, output, max_seq_length=64), capsys)
+    status, _, err = command_in_this_process(_arguments(corpus, output, max_seq_length=64), capsys)
     assert status == 2
     assert "max_seq_length: 32 -> 64" in err
 
@@ -149,7 +140,7 @@ def test_bad_input_gives_a_clear_error_and_no_preset(tmp_path, capsys, content, 
         corpus.write_text(content)
     output = tmp_path / "run"
     # In this process a traceback is an exception out of `main`: the test errors.
-    status, _, err = _main(_arguments(str(corpus), output, **overrides), capsys)
+    status, _, err = command_in_this_process(_arguments(str(corpus), output, **overrides), capsys)
     assert status != 0
     assert message in err.lower() or message in err
     assert "Traceback" not in err
@@ -158,7 +149,7 @@ def test_bad_input_gives_a_clear_error_and_no_preset(tmp_path, capsys, content, 
 
 @pytest.mark.large
 def test_missing_corpus_is_named(tmp_path, capsys):
-    status, _, err = _main(_arguments(str(tmp_path / "nothing*.txt"), tmp_path / "run"), capsys)
+    status, _, err = command_in_this_process(_arguments(str(tmp_path / "nothing*.txt"), tmp_path / "run"), capsys)
     assert status == 2
     assert "nothing*.txt" in err and "matches no file" in err
 
@@ -167,7 +158,7 @@ def test_missing_corpus_is_named(tmp_path, capsys):
 def test_non_utf8_corpus_is_reported_with_its_file(tmp_path, capsys):
     corpus = tmp_path / "latin1.txt"
     corpus.write_bytes("caf\xe9 au lait.\nthe cat sat.\n".encode("latin-1"))
-    status, _, err = _main(_arguments(str(corpus), tmp_path / "run"), capsys)
+    status, _, err = command_in_this_process(_arguments(str(corpus), tmp_path / "run"), capsys)
     assert status != 0
     assert "latin1.txt" in err
     assert "Traceback" not in err
@@ -211,7 +202,7 @@ def test_kill_inside_each_file_operation_then_rerun_cleans_up(tmp_path, capsys):
         leftovers = [p.name for p in output.rglob("*") if ".partial." in p.name or ".tmp-" in p.name]
         assert leftovers, f"the kill left nothing half-written: it did not hit the {stage} file operation"
         assert all(written in name for name in leftovers), (stage, leftovers)
-    status, _, err = _main(arguments, capsys)
+    status, _, err = command_in_this_process(arguments, capsys)
     assert status == 0, err[-3000:]
     assert keras_albert.AlbertPretrainer.from_preset(str(output / "preset"))
     assert [p.name for p in output.rglob("*") if ".partial." in p.name or ".tmp-" in p.name] == []

@@ -24,6 +24,7 @@ from keras_albert.pipelines import causal_pretraining
 from keras_albert.pipelines.pretraining import run_pretraining
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings
 from tests.cli.test_pretrain_command import _write_corpus
+from tests.in_process import command_in_this_process
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 WORKER = pathlib.Path(__file__).with_name("causal_pretraining_worker.py")
@@ -51,22 +52,11 @@ def _run(arguments, backend="tensorflow", **env):
     )
 
 
-def _main(arguments, capsys):
-    """`main(argv)` in this process (no TensorFlow import to pay again):
-    (exit status, stdout, stderr)."""
-    from keras_albert.cli.main import main
-
-    capsys.readouterr()
-    status = main(arguments)
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 def _run_uninterrupted(arguments, backend, capsys):
     """A run no kill stops: in this process where it is already on
     `backend` with TensorFlow importable; otherwise in the worker."""
     if backend == "tensorflow" == keras.config.backend():
-        status, out, err = _main(arguments, capsys)
+        status, out, err = command_in_this_process(arguments, capsys)
         return subprocess.CompletedProcess(arguments, status, out, err)
     return _run(arguments, backend)
 
@@ -170,7 +160,7 @@ def test_held_out_text_that_the_corpus_trains_on_is_refused(corpora, tmp_path):
 @pytest.mark.parametrize("flag", ["--sentence_task=none", "--dynamic_masking=true", "--dupe_factor=3"])
 def test_masked_lm_flags_with_causal_lm_fail_in_one_line(corpora, tmp_path, flag, capsys):
     corpus, _ = corpora
-    status, _, err = _main(["pretrain", "--objective=causal_lm", "--corpus", corpus,
+    status, _, err = command_in_this_process(["pretrain", "--objective=causal_lm", "--corpus", corpus,
                             "--output", str(tmp_path / "run"), flag], capsys)
     assert status == 2
     lines = [line for line in err.splitlines() if line.startswith("error:")]
@@ -183,7 +173,7 @@ def test_masked_lm_flags_with_causal_lm_fail_in_one_line(corpora, tmp_path, flag
 
 def test_an_unknown_objective_fails_in_one_line(corpora, tmp_path, capsys):
     corpus, _ = corpora
-    status, _, err = _main(["pretrain", "--objective=gpt", "--corpus", corpus,
+    status, _, err = command_in_this_process(["pretrain", "--objective=gpt", "--corpus", corpus,
                             "--output", str(tmp_path / "run")], capsys)
     assert status != 0
     assert "--objective" in err and "causal_lm" in err
@@ -233,7 +223,7 @@ def test_tiny_run_writes_a_generating_preset_and_resumes_after_kill_9_exactly(co
     causal_lm.compile(sampler="greedy")
     assert isinstance(causal_lm.generate(["the"], max_length=12)[0], str)
     if backend == "jax":
-        status, out, err = _main(["generate", f"--preset={straight / 'preset'}", "--prompt=the",
+        status, out, err = command_in_this_process(["generate", f"--preset={straight / 'preset'}", "--prompt=the",
                                   "--max_length=12"], capsys)
         assert status == 0, err[-2000:]
 

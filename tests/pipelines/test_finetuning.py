@@ -10,11 +10,7 @@ import contextlib
 import dataclasses
 import io
 import json
-import os
 import pathlib
-import subprocess
-import sys
-import textwrap
 
 import keras
 import numpy as np
@@ -29,6 +25,7 @@ from keras_albert.pipelines import run_finetuning
 from keras_albert.pipelines.finetuning_settings import finetune_sequence_length
 from keras_albert.utils.backend import tensorflow_available
 from tests.conftest import _WORDS
+from tests.in_process import on_tensorflow
 
 
 @pytest.fixture(scope="module")
@@ -139,22 +136,12 @@ def _seen_by_tensorflow(output):
     )
 
 
-# A run in a TensorFlow process, for a test session on another backend.
-_TENSORFLOW_RUN = textwrap.dedent(
-    """
-    import json
-    import pathlib
-    import sys
-
-    from keras_albert.pipelines import run_finetuning
-    from tests.pipelines.test_finetuning import _seen_by_tensorflow
-    from tests.pipelines.test_finetuning import _settings
-
-    settings = _settings(sys.argv[1], pathlib.Path(sys.argv[2]))
+def run_and_read(preset, directory):
+    """A run of `_settings`, then what TensorFlow reads in its output (for
+    a test session on another backend)."""
+    settings = _settings(preset, pathlib.Path(directory))
     run_finetuning(settings)
-    print(json.dumps(_seen_by_tensorflow(pathlib.Path(settings.output))))
-    """
-)
+    return _seen_by_tensorflow(pathlib.Path(settings.output))
 
 
 @pytest.mark.large
@@ -166,15 +153,7 @@ def test_on_tensorflow_the_run_serves_named_labels_and_logs_every_epoch(preset, 
     if keras.config.backend() == "tensorflow":
         seen = _seen_by_tensorflow(pathlib.Path(request.getfixturevalue("default_run")[0].output))
     else:
-        root = pathlib.Path(__file__).resolve().parents[2]
-        env = dict(os.environ, KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="3")
-        env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")])
-        result = subprocess.run(
-            [sys.executable, "-c", _TENSORFLOW_RUN, preset, str(tmp_path)],
-            capture_output=True, text=True, timeout=600, env=env, cwd=root,
-        )
-        assert result.returncode == 0, result.stderr[-3000:]
-        seen = json.loads(result.stdout.strip().splitlines()[-1])
+        seen = on_tensorflow(run_and_read, preset, tmp_path)
     # The names travel with the model into its serving outputs.
     assert seen["labels"] and set(seen["labels"]) <= {"pet", "wild"}
     # Keras's training logs and the per-epoch scores, the fitted head (epoch
