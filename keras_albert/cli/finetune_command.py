@@ -14,7 +14,7 @@ to choose; a classifier's head is fitted on the frozen model's features first
 tenth keeps each label's share. OUTPUT holds only metrics.json (every epoch,
 epoch 0 and the kept one), curves.png (loss and metric per epoch on both
 splits), preset/ (the kept model), serving/ (a SavedModel that takes raw
-strings), logs/ (TensorBoard; --no_tensorboard leaves it out) and
+strings; --noserving leaves it out), logs/ (TensorBoard; --no_tensorboard leaves it out) and
 keras_albert's marker file.
 
 With --teacher (classification), the model learns a fine-tuned teacher's
@@ -90,6 +90,9 @@ def define_flags(flag_values):
     flags.DEFINE_enum("strategy", defaults.strategy, STRATEGY_NAMES, "tf.distribute strategy", flag_values=fv)
     flags.DEFINE_integer("seed", defaults.seed, "random seed (weights, shuffling, dropout)", flag_values=fv)
     define_tensorboard_flags(fv, defaults.tensorboard)
+    flags.DEFINE_boolean("serving", defaults.serving,
+                         "on TensorFlow, write OUTPUT/serving, a SavedModel that takes raw strings; "
+                         "--noserving skips it (sweeps; `export` makes it later)", flag_values=fv)
     # Task distillation (classification): learn a fine-tuned teacher's predictions.
     flags.DEFINE_string("teacher", defaults.teacher,
                         "task distillation: a classifier preset fine-tuned on the same labels "

@@ -22,6 +22,7 @@ the teacher labels.
 
 import json
 import numbers
+import os
 import pathlib
 import sys
 
@@ -75,7 +76,7 @@ OUTPUT_CONTENTS = {
     "metrics.json": "every epoch's scores on the evaluation data and the validation split, the kept epoch, the run's settings",
     "curves.png": "training loss and the selection metric per epoch, epoch 0 (the fitted head) included",
     "preset/": "the kept epoch's model, a keras-hub preset",
-    "serving/": "a SavedModel that takes raw strings (KERAS_BACKEND=tensorflow only)",
+    "serving/": "a SavedModel that takes raw strings (KERAS_BACKEND=tensorflow only; not with serving=False)",
     "logs/": "TensorBoard: train/, validation/ and eval/ runs, epoch 0 included (tensorboard=True)",
     MARKER_FILE: "keras_albert's marker: the names runs wrote here, which a later run may replace",
 }
@@ -148,7 +149,14 @@ def check_finetune_settings(settings):
     # replace something this pipeline did not write.
     check_writable_directory(output, name="--output")
     check_replaceable(output / "preset", "preset", name="--output")
-    check_replaceable(output / "serving", "saved_model", name="--output")
+    if settings.serving:
+        check_replaceable(output / "serving", "saved_model", name="--output")
+    elif os.path.lexists(output / "serving"):
+        # Kept, it would sit beside a preset it no longer matches.
+        raise ValueError(
+            f"`--noserving`: `--output` {str(output)!r} already holds serving/ (an earlier run's "
+            "SavedModel would no longer match the preset this run writes). Remove it, pass a new "
+            "--output, or leave out --noserving.")
     check_run_outputs(output, RUN_OUTPUTS, legacy=_finetuning_run)
     if settings.teacher and settings.task != "classification":
         raise ValueError(f"`--teacher` distils classifiers only; received --task={settings.task!r}.")
@@ -389,7 +397,10 @@ def run_finetuning(settings):
     with atomic_directory(output / "preset") as staging:
         model.save_to_preset(staging)
     metrics_path = output / "metrics.json"
-    if task.serving and keras.config.backend() != "tensorflow":
+    if not settings.serving:
+        print("Serving SavedModel: not written (--noserving); `python -m keras_albert export --preset "
+              f"{str(output / 'preset')!r}` makes it.", flush=True)
+    elif task.serving and keras.config.backend() != "tensorflow":
         print("Serving SavedModel: not written (export needs KERAS_BACKEND=tensorflow); "
               f"`python -m keras_albert export --preset {str(output / 'preset')!r}` makes it there.",
               flush=True)

@@ -78,11 +78,13 @@ def test_classification(preset, tmp_path):
 def test_regression_pairs(preset, tmp_path):
     rows = ["a,b,score"] + [f"the cat,the {w},{i % 5}.0" for i, w in enumerate(_WORDS[:30])]
     (tmp_path / "train.csv").write_text("\n".join(rows) + "\n")
-    _, metrics = run(
+    output, metrics = run(
         preset, tmp_path, "regression", tmp_path / "train.csv", tmp_path / "train.csv",
-        "--text_columns", "a", "b", "--label_column=score",
+        "--text_columns", "a", "b", "--label_column=score", "--noserving",
     )
     assert set(metrics["best"]) >= {"pearson", "spearman"}
+    # --noserving: no SavedModel on any backend.
+    assert not (output / "serving").exists() and "serving_saved_model" not in metrics
 
 
 @pytest.mark.large
@@ -141,7 +143,7 @@ def test_classification_distilled_from_a_teacher(preset, tmp_path):
     _, metrics = run(
         preset, tmp_path, "classification", tmp_path / "train.tsv", tmp_path / "train.tsv",
         f"--teacher={teacher}", f"--transfer_texts={tmp_path / 'transfer.txt'}",
-        "--distill_alpha=1.0", "--distill_temperature=1.0",
+        "--distill_alpha=1.0", "--distill_temperature=1.0", "--noserving",
     )
     assert metrics["best"]["accuracy"] == pytest.approx(0.5)
 

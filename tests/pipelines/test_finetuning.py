@@ -60,12 +60,12 @@ def settings(preset, tmp_path):
     return _settings(preset, tmp_path)
 
 
-def _written_here(logs=True):
+def _written_here(logs=True, serving=True):
     """What a run in this process leaves in OUTPUT: the serving SavedModel
     on TensorFlow only (the export traces the model there), the logs where
     TensorFlow's summary writer is installed."""
     contents = set(finetuning.OUTPUT_CONTENTS)
-    if keras.config.backend() != "tensorflow":
+    if not serving or keras.config.backend() != "tensorflow":
         contents.discard("serving/")
     if not (logs and tensorflow_available()):
         contents.discard("logs/")
@@ -181,12 +181,14 @@ def test_a_weights_file_an_earlier_version_wrote_is_removed_and_a_users_is_kept(
 
 
 @pytest.mark.large
-def test_a_run_without_tensorboard_or_validation_writes_no_logs_and_prints_which_split(settings, tmp_path, capsys):
-    run_finetuning(dataclasses.replace(settings, tensorboard=False, validation_fraction=0.0))
+def test_a_run_without_tensorboard_serving_or_validation_writes_neither_and_prints_which_split(
+        settings, tmp_path, capsys):
+    run_finetuning(dataclasses.replace(settings, tensorboard=False, serving=False, validation_fraction=0.0))
     output = tmp_path / "out"
-    assert not (output / "logs").exists()
-    assert {p.name + "/" * p.is_dir() for p in output.iterdir()} == _written_here(logs=False)
+    assert not (output / "logs").exists() and not (output / "serving").exists()
+    assert {p.name + "/" * p.is_dir() for p in output.iterdir()} == _written_here(logs=False, serving=False)
     printed = capsys.readouterr().out
+    assert "Serving SavedModel: not written (--noserving)" in printed
     # Keras counts the run's epochs; each score line names its split.
     assert "Epoch 1/1" not in printed and "Epoch 2/" not in printed
     assert f"evaluation data (--eval {settings.eval!r}): accuracy=" in printed
@@ -216,6 +218,17 @@ def test_bad_settings_fail_before_the_preset_is_loaded(settings, tmp_path, field
     assert not (tmp_path / "out").exists()
 
 
+def test_no_serving_beside_an_earlier_runs_serving_model_is_refused_before_any_work(settings, tmp_path):
+    # An earlier run's serving/ would no longer match the new preset.
+    earlier = tmp_path / "out" / "serving"
+    earlier.mkdir(parents=True)
+    (earlier / "saved_model.pb").write_bytes(b"earlier")
+    with pytest.raises(ValueError, match=r"`--noserving`: `--output` .* already holds serving/ \(an earlier run's SavedModel would no longer match"):
+        run_finetuning(dataclasses.replace(settings, preset=str(tmp_path / "no_preset"), serving=False))
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["serving"]
+    assert (earlier / "saved_model.pb").read_bytes() == b"earlier"
+
+
 def test_lengths_past_the_presets_positions_are_refused_before_and_after_loading(settings, tmp_path, monkeypatch):
     # The tiny preset has 32 positions: its config.json says so before loading...
     longer = dataclasses.replace(settings, sequence_length=33)
@@ -238,7 +251,8 @@ def test_the_refusals_advice_makes_a_preset_that_takes_the_length(settings, tmp_
                                            max_sequence_length=33)
     longer.save_to_preset(str(tmp_path / "longer"))
     keras_albert.AlbertTokenizer.from_preset(settings.preset).save_to_preset(str(tmp_path / "longer"))
-    metrics = run_finetuning(dataclasses.replace(settings, preset=str(tmp_path / "longer"), sequence_length=33))
+    metrics = run_finetuning(dataclasses.replace(
+        settings, preset=str(tmp_path / "longer"), sequence_length=33, serving=False))
     assert metrics["sequence_length"] == 33
     assert keras_albert.AlbertClassifier.from_preset(str(tmp_path / "out" / "preset")).preprocessor.sequence_length == 33
 
@@ -326,7 +340,7 @@ def test_patience_stops_when_validation_does_not_improve_and_ties_keep_the_later
     # A rate too small to move anything: every epoch ties the fitted head.
     # A tie is no improvement (patience stops the run) but the later of the
     # tied epochs is kept: it trained longer on the same score.
-    metrics = run_finetuning(dataclasses.replace(settings, epochs=4, patience=1, learning_rate=1e-12))
+    metrics = run_finetuning(dataclasses.replace(settings, epochs=4, patience=1, learning_rate=1e-12, serving=False))
     assert len(metrics["history"]) == 1 and metrics["best_epoch"] == 1
     assert metrics["history"][0]["validation_accuracy"] == metrics["head_warm_start"]["validation_accuracy"]
     printed = capsys.readouterr().out
@@ -334,14 +348,14 @@ def test_patience_stops_when_validation_does_not_improve_and_ties_keep_the_later
     assert "Epoch 0 (the fitted head, before fine-tuning)" in printed
     assert "validation split (0.1 of --train, held out): accuracy=" in printed
     # The default: no early stop, every epoch trains; the last of the tied is kept.
-    metrics = run_finetuning(dataclasses.replace(settings, epochs=3, learning_rate=1e-12))
+    metrics = run_finetuning(dataclasses.replace(settings, epochs=3, learning_rate=1e-12, serving=False))
     assert metrics["best_epoch"] == 3 and len(metrics["history"]) == 3
 
 
 @pytest.mark.large
 def test_without_validation_every_epoch_trains_and_the_last_is_kept(settings):
     metrics = run_finetuning(dataclasses.replace(
-        settings, epochs=2, validation_fraction=0.0, head_warm_start=False))
+        settings, epochs=2, validation_fraction=0.0, head_warm_start=False, serving=False))
     assert metrics["selection_metric"] == "last epoch" and metrics["best_epoch"] == 2
     assert metrics["data"]["train_examples"] == 16 and metrics["head_warm_start"] is None
 
