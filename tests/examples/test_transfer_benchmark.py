@@ -37,20 +37,23 @@ def write_task(directory, name, count=120, seed=0):
                 out.write(json.dumps({"text": text, "label": words[word]}) + "\n")
 
 
-SMALL = ["--tasks", "fortunes", "--seeds", "0", "1", "--max_test", "40", "--epochs", "1",
-         "--batch_size", "16"]
+# 60 texts: 54 fit after the tenth carved out, so a batch of 64 makes each
+# epoch (and the probe's dropout pass) one step of one traced shape; 30 test
+# texts, of which --max_test keeps 20.
+SMALL = ["--tasks", "fortunes", "--seeds", "0", "1", "--max_test", "20", "--epochs", "1",
+         "--batch_size", "64"]
 
 
 @pytest.mark.large
 def test_small_suite_then_resume_keeps_finished_rows(tmp_path, capsys):
     benchmark = load_benchmark()
-    write_task(tmp_path, "fortunes")
+    write_task(tmp_path, "fortunes", count=60)
     output = tmp_path / "transfer.json"
     common = SMALL + ["--tasks_dir", str(tmp_path), "--output", str(output)]
     benchmark.main(common + ["--models", "majority", "tfidf", "probe", "finetuned"])
     first = json.loads(output.read_text())
     entry = first["tasks"]["fortunes"]
-    assert entry["train_examples"] == 120 and entry["test_examples"] == 40
+    assert entry["train_examples"] == 60 and entry["test_examples"] == 20
     assert entry["classes"] == 3 and set(entry["runs"]) == {"0", "1"}
     for rows in entry["runs"].values():
         assert set(rows) == {"majority", "tfidf", "probe", "finetuned"}
