@@ -84,3 +84,13 @@ def remove_run_outputs(directory, names):
         path = directory / name
         if name in recorded and path.is_file() and not path.is_symlink():
             path.unlink()
+
+
+if __name__ == "__main__":
+    # `python -m keras_albert.utils.run_directory DIRECTORY NAME...` records
+    # NAMEs as a run's own (tools/gpu_pretraining_run.sh hands a run the
+    # vocabulary its corpus was tokenized with); under -m the package does
+    # not import its API, so this costs no Keras or TensorFlow import.
+    import sys
+
+    record_run_outputs(sys.argv[1], sys.argv[2:])
