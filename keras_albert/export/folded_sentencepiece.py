@@ -30,9 +30,10 @@ _SURROGATES = range(0xD800, 0xE000)
 
 
 def _code_points():
-    return np.array(
-        [p for p in range(sys.maxunicode + 1) if p not in _SURROGATES], "int64"
-    )
+    return np.concatenate([
+        np.arange(_SURROGATES.start, dtype="int64"),
+        np.arange(_SURROGATES.stop, sys.maxunicode + 1, dtype="int64"),
+    ])
 
 
 @functools.lru_cache(maxsize=2)
@@ -50,11 +51,10 @@ def _preprocessed_code_points(lowercase):
         "UTF-8",
     )
     results = albert_normalize_text(framed, lowercase=lowercase).numpy()
-    return {
-        int(point): result.decode("utf-8")[1:-1]
-        for point, result in zip(points, results)
-        if result.decode("utf-8")[1:-1] != chr(point)
-    }
+    # Compared as bytes, in one pass: only the few thousand points that
+    # change are decoded (all 1.1M took about 1 s).
+    changed = np.flatnonzero(results != framed.numpy())
+    return {int(points[i]): results[i].decode("utf-8")[1:-1] for i in changed}
 
 
 def _original_normalizer(model):

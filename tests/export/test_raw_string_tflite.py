@@ -72,6 +72,18 @@ def test_folded_model_tokenizes_raw_text_like_albert_tokenizer(sentencepiece_pro
     assert plain != expected
 
 
+def test_the_folded_map_covers_every_code_point_but_surrogates():
+    from keras_albert.export import folded_sentencepiece
+
+    points = folded_sentencepiece._code_points()
+    assert len(points) == 0x110000 - 0x800 and (np.diff(points) > 0).all()
+    assert points[0] == 0 and points[-1] == 0x10FFFF
+    assert not ((points >= 0xD800) & (points < 0xE000)).any()
+    # The points ALBERT's preprocessing changes, and only those.
+    changed = folded_sentencepiece._preprocessed_code_points(True)
+    assert changed[ord("A")] == "a" and changed[0x00E9] == "e" and ord("a") not in changed
+
+
 @pytest.mark.large
 def test_folding_keeps_a_models_own_normaliser(tmp_path, sentencepiece_proto):
     # Google's released vocabularies normalise with nmt_nfkc: that map must
