@@ -51,11 +51,12 @@ def packed(prompts, width):
 
 
 def reference_greedy(model, prompt, width):
-    """One prompt decoded alone by the full forward pass, in NumPy."""
+    """One prompt decoded alone by the full forward pass, in NumPy (the
+    model's compiled predict step: an eager call costs 0.14 CPU s)."""
     tokens = list(prompt)
     while len(tokens) < width:
         x = packed([tokens], width)
-        logits = keras.ops.convert_to_numpy(model(x))
+        logits = keras.ops.convert_to_numpy(model.predict_on_batch(x))
         tokens.append(int(np.argmax(logits[0, len(tokens) - 1])))
     return tokens
 
@@ -163,12 +164,11 @@ def test_samplers_follow_their_rule():
     assert (hot != np.asarray(greedy)).any()
     model.compile(sampler=TopKSampler(k=3, seed=5, temperature=5.0))
     top3 = np.asarray(model.generate(x, stop_token_ids=None)["token_ids"])
-    for row in range(2):
-        start = int(x["padding_mask"][row].sum())
-        for index in range(start, 12):
-            prefix = packed([list(top3[row, :index])], 12)
-            logits = keras.ops.convert_to_numpy(model(prefix))[0, index - 1]
-            assert top3[row, index] in np.argsort(logits)[-3:]
+    # Each prefix alone, padded to the window: all in one forward pass.
+    prefixes = [(row, index) for row in range(2) for index in range(int(x["padding_mask"][row].sum()), 12)]
+    logits = keras.ops.convert_to_numpy(model(packed([list(top3[row, :index]) for row, index in prefixes], 12)))
+    for (row, index), prefix_logits in zip(prefixes, logits, strict=True):
+        assert top3[row, index] in np.argsort(prefix_logits[index - 1])[-3:]
 
 
 def test_stop_tokens_end_each_row():
