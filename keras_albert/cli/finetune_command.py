@@ -14,8 +14,8 @@ to choose; a classifier's head is fitted on the frozen model's features first
 tenth keeps each label's share. OUTPUT holds only metrics.json (every epoch,
 epoch 0 and the kept one), curves.png (loss and metric per epoch on both
 splits), preset/ (the kept model), serving/ (a SavedModel that takes raw
-strings; --noserving leaves it out), logs/ (TensorBoard; --no_tensorboard leaves it out) and
-keras_albert's marker file.
+strings; --noserving leaves it out), logs/ (TensorBoard; --no_tensorboard
+leaves it out) and keras_albert's marker file.
 
 With --teacher (classification), the model learns a fine-tuned teacher's
 predictions as well as the labels (`keras_albert.distill.

@@ -397,13 +397,12 @@ def run_finetuning(settings):
     with atomic_directory(output / "preset") as staging:
         model.save_to_preset(staging)
     metrics_path = output / "metrics.json"
-    if not settings.serving:
-        print("Serving SavedModel: not written (--noserving); `python -m keras_albert export --preset "
-              f"{str(output / 'preset')!r}` makes it.", flush=True)
-    elif task.serving and keras.config.backend() != "tensorflow":
-        print("Serving SavedModel: not written (export needs KERAS_BACKEND=tensorflow); "
-              f"`python -m keras_albert export --preset {str(output / 'preset')!r}` makes it there.",
-              flush=True)
+    skipped = ("--noserving" if not settings.serving else
+               "export needs KERAS_BACKEND=tensorflow" if task.serving and keras.config.backend() != "tensorflow"
+               else None)
+    if skipped:
+        print(f"Serving SavedModel: not written ({skipped}); `python -m keras_albert export --preset "
+              f"{str(output / 'preset')!r}` makes it on TensorFlow.", flush=True)
     elif task.serving:
         pair = isinstance(train, tuple) and isinstance(train[0], tuple)
         print(f"Exporting the serving SavedModel to {str(output / 'serving')!r}", flush=True)

@@ -83,8 +83,8 @@ class FinetuneSettings:
     # TensorBoard logs in OUTPUT/logs (training and evaluation per epoch).
     tensorboard: bool = True
     # On TensorFlow, OUTPUT/serving: a SavedModel that takes raw strings,
-    # checked against Keras (about 10 s for a tiny model). False skips it,
-    # for sweeps; `python -m keras_albert export` makes it later.
+    # checked against Keras (what an export costs). False skips it, for
+    # sweeps; `python -m keras_albert export` makes it later.
     serving: bool = True
 
 

@@ -15,7 +15,7 @@ from keras_albert.pipelines.distillation_settings import DistillationSettings
 from keras_albert.pipelines.pretraining_settings import PretrainingSettings
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-JIT_DEFAULT = ROOT / "keras_albert" / "models" / "jit_default.py"
+JIT_DEFAULT = "keras_albert/models/jit_default.py"
 
 
 @pytest.mark.parametrize("setting, expected", [(True, True), (False, False), (1, True), (0, False)])
@@ -34,9 +34,8 @@ def test_default_per_backend(backend, expected):
     # A fresh process per backend (Keras picks it once, at import). The
     # module is loaded from its file: it imports only Keras, and the package
     # import (keras_albert's API, keras-hub) would add seconds per process.
-    code = ("import importlib.util, keras; "
-            f"spec = importlib.util.spec_from_file_location('jit_default', {str(JIT_DEFAULT)!r}); "
-            "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module); "
+    code = ("import keras; from tests.scripts import load_script; "
+            f"module = load_script({JIT_DEFAULT!r}); "
             "print(keras.config.backend(), module.pretraining_jit_compile(None))")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                             env=dict(os.environ, KERAS_BACKEND=backend), timeout=300)

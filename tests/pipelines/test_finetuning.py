@@ -62,8 +62,8 @@ def settings(preset, tmp_path):
 
 def _written_here(logs=True, serving=True):
     """What a run in this process leaves in OUTPUT: the serving SavedModel
-    on TensorFlow only (the export traces the model there), the logs where
-    TensorFlow's summary writer is installed."""
+    on TensorFlow only (the export traces the model there) unless `serving`
+    is off, the logs where TensorFlow's summary writer is installed."""
     contents = set(finetuning.OUTPUT_CONTENTS)
     if not serving or keras.config.backend() != "tensorflow":
         contents.discard("serving/")
